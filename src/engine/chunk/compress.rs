@@ -1,0 +1,423 @@
+//! Compressing one buffer into one chunk, byte-compatible with what
+//! C-Blosc2 3.3.5 writes (header flags, block size, split, runs, special
+//! zero collapse, dictionaries, memcpy fallback), but with block order
+//! independent of the number of threads.
+
+use crate::engine::codecs::{self, Dict};
+use crate::engine::constants::{
+    blosc2_flags, codec, flags, special, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
+    MAX_DICT_SIZE, MAX_TYPESIZE, MAX_TYPESIZE_PARAM, MIN_BUFFERSIZE, MIN_USEFUL_DICT,
+};
+use crate::engine::error::{Error, Result};
+use crate::engine::filters::{self, FilterSpec};
+use crate::engine::header::{codec_format_of, ChunkHeader};
+use crate::engine::params::{CParams, PrefilterArgs};
+use crate::engine::threads::{Pool, WorkerScratch};
+
+use super::blocksize::{compute_blocksize, split_block};
+
+/// Everything fixed for one chunk before its blocks are encoded.
+pub(crate) struct Plan<'a> {
+    pub cp: &'a CParams,
+    pub src: &'a [u8],
+    pub typesize: usize,
+    pub blocksize: usize,
+    pub nblocks: usize,
+    pub leftover: usize,
+    pub split: bool,
+    pub spec: FilterSpec,
+    pub nchunk: i64,
+}
+
+impl Plan<'_> {
+    fn block_range(&self, j: usize) -> (usize, usize) {
+        let start = j * self.blocksize;
+        let len = if j + 1 == self.nblocks && self.leftover > 0 { self.leftover } else { self.blocksize };
+        (start, len)
+    }
+
+    fn nstreams(&self, j: usize, bsize: usize) -> usize {
+        let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
+        if self.split && !leftover_block && bsize >= self.typesize {
+            self.typesize
+        } else {
+            1
+        }
+    }
+
+    /// Total number of streams over the chunk (for the zero-run collapse).
+    fn total_streams(&self) -> usize {
+        (0..self.nblocks).map(|j| self.nstreams(j, self.block_range(j).1)).sum()
+    }
+}
+
+/// Validate cparams the way `initialize_context_compression` does and
+/// return the typesize used for the split machinery (capped to 1 above 255).
+pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> Result<usize> {
+    if srclen > MAX_BUFFERSIZE as usize {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if destlen < EXTENDED_HEADER_LENGTH {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if cp.clevel > 9 {
+        return Err(Error::CodecParam);
+    }
+    if cp.use_dict && !matches!(cp.compcode, codec::ZSTD | codec::LZ4 | codec::LZ4HC) {
+        return Err(Error::CodecParam);
+    }
+    if cp.typesize <= 0 || cp.typesize > MAX_TYPESIZE_PARAM {
+        return Err(Error::InvalidParam("typesize"));
+    }
+    if cp.blocksize < 0 {
+        return Err(Error::InvalidParam("blocksize"));
+    }
+    if cp.compcode >= codec::LAST && cp.compcode < codec::GLOBAL_REGISTERED_START {
+        return Err(Error::CodecSupport(cp.compcode));
+    }
+    Ok(if cp.typesize > MAX_TYPESIZE { 1 } else { cp.typesize as usize })
+}
+
+/// Compress `src` into `dest` with `cp`. Returns the chunk size, or 0 when
+/// the chunk does not fit in `dest` (as C-Blosc2 does).
+pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
+    let typesize = checked_typesize(cp, src.len(), dest.len())?;
+    let nbytes = src.len();
+    let spec = FilterSpec { filters: cp.filters, meta: cp.filters_meta, typesize, chunk_version: version::BLOSC2_STABLE };
+    let bs = compute_blocksize(
+        cp.compcode,
+        cp.clevel,
+        typesize as i32,
+        nbytes as i32,
+        cp.blocksize,
+        cp.splitmode,
+        spec.has_shuffle(),
+    ) as usize;
+    let nblocks = nbytes.div_ceil(bs).max(if nbytes == 0 { 0 } else { 1 });
+    let leftover = if bs > 0 { nbytes % bs } else { 0 };
+    let split = split_block(cp.splitmode, cp.compcode, cp.clevel, spec.has_shuffle(), typesize as i32, bs as i32);
+    let plan = Plan { cp, src, typesize, blocksize: bs, nblocks, leftover, split, spec, nchunk };
+
+    let mut hdr = ChunkHeader {
+        version: version::BLOSC2_STABLE,
+        versionlz: 1,
+        flags: flags::EXTENDED_HEADER,
+        typesize: typesize as u8,
+        nbytes: nbytes as i32,
+        blocksize: bs.min(nbytes.max(1)) as i32,
+        cbytes: 0,
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        blosc2_flags2: 0,
+        blosc2_flags: 0,
+        header_len: EXTENDED_HEADER_LENGTH,
+    };
+    let memcpy_from_start = cp.clevel == 0
+        || nbytes < MIN_BUFFERSIZE
+        || EXTENDED_HEADER_LENGTH + 4 * nblocks > dest.len();
+    if memcpy_from_start {
+        return store_memcpyed(&mut hdr, flags::EXTENDED_HEADER | flags::MEMCPYED, &plan, dest, pool);
+    }
+    // Header flags for a compressed chunk; shuffle/bitshuffle are implied
+    // by the extended-header marker bits.
+    let mut hflags = flags::EXTENDED_HEADER;
+    if spec.has_delta() {
+        hflags |= flags::DODELTA;
+    }
+    if !split {
+        hflags |= flags::DONT_SPLIT;
+    }
+    hflags |= codec_format_of(cp.compcode) << 5;
+    hdr.flags = hflags;
+
+    let n = if cp.use_dict {
+        compress_with_dict(&plan, &mut hdr, dest, pool)?
+    } else {
+        encode_blocks(&plan, &hdr, dest, pool, None)?
+    };
+    if n == 0 {
+        // Last chance: store the data as is when it fits.
+        return store_memcpyed(&mut hdr, hflags | flags::MEMCPYED, &plan, dest, pool);
+    }
+    Ok(n)
+}
+
+/// Store `src` uncompressed after the header (the prefilter, if any, still
+/// runs on each block).
+fn store_memcpyed(hdr: &mut ChunkHeader, hflags: u8, plan: &Plan<'_>, dest: &mut [u8], pool: &mut Pool) -> Result<usize> {
+    let nbytes = plan.src.len();
+    let total = EXTENDED_HEADER_LENGTH + nbytes;
+    if total > dest.len() {
+        return Ok(0);
+    }
+    hdr.flags = hflags;
+    hdr.blosc2_flags &= !blosc2_flags::USEDICT;
+    hdr.cbytes = total as i32;
+    hdr.write_extended(dest);
+    let body = &mut dest[EXTENDED_HEADER_LENGTH..total];
+    match &plan.cp.prefilter {
+        None => body.copy_from_slice(plan.src),
+        Some(pf) => {
+            let ws = pool.serial_scratch();
+            ws.reserve(plan.blocksize);
+            for (j, out) in body.chunks_mut(plan.blocksize.max(1)).enumerate() {
+                let (start, len) = plan.block_range(j);
+                let mut args = PrefilterArgs {
+                    input: &plan.src[start..start + len],
+                    output: out,
+                    output_typesize: plan.typesize as i32,
+                    output_offset: start as i32,
+                    nchunk: plan.nchunk,
+                    nblock: j as i32,
+                    tid: 0,
+                    ttmp: &mut ws.d[..len],
+                };
+                if pf(&mut args) != 0 {
+                    return Err(Error::FilterPipeline);
+                }
+            }
+        }
+    }
+    Ok(total)
+}
+
+/// Upper bound of one encoded block (csize words, run tokens, raw data).
+fn block_bound(bsize: usize, nstreams: usize) -> usize {
+    bsize + 5 * nstreams
+}
+
+/// Encode every block after the header (and dict section, if any) and
+/// finish the header. Returns 0 when the result does not fit in `dest`.
+fn encode_blocks(plan: &Plan<'_>, hdr: &ChunkHeader, dest: &mut [u8], pool: &mut Pool, dict: Option<&[u8]>) -> Result<usize> {
+    let nblocks = plan.nblocks;
+    let bstarts_at = EXTENDED_HEADER_LENGTH;
+    let mut pos = bstarts_at + 4 * nblocks;
+    if let Some(d) = dict {
+        if pos + 4 + d.len() > dest.len() {
+            return Ok(0);
+        }
+        dest[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
+        dest[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
+        pos += 4 + d.len();
+    }
+    let data_start = pos;
+    let dict = dict.map(|bytes| Dict { bytes });
+    let bs = plan.blocksize;
+    let workers = pool.nthreads().min(nblocks);
+    if workers <= 1 {
+        // Serial: encode straight into `dest`.
+        let ws = pool.serial_scratch();
+        ws.reserve(bs);
+        for j in 0..nblocks {
+            let start_of_block = pos;
+            let Some(n) = encode_block(plan, j, &mut dest[pos..], ws, dict.as_ref())? else {
+                return Ok(0);
+            };
+            dest[bstarts_at + 4 * j..bstarts_at + 4 * j + 4].copy_from_slice(&(start_of_block as i32).to_le_bytes());
+            pos += n;
+        }
+    } else {
+        // Parallel: each block into its own buffer, then concatenated in
+        // block order, so the bytes do not depend on the thread count.
+        let mut outs: Vec<Vec<u8>> = (0..nblocks)
+            .map(|j| vec![0u8; block_bound(plan.block_range(j).1, plan.typesize)])
+            .collect();
+        let mut lens = vec![0usize; nblocks];
+        let items = outs.iter_mut().zip(lens.iter_mut()).enumerate();
+        pool.run(nblocks, items, |(j, (out, len)), ws| {
+            ws.reserve(bs);
+            *len = encode_block(plan, j, out, ws, dict.as_ref())?.unwrap_or(usize::MAX);
+            Ok(())
+        })?;
+        for j in 0..nblocks {
+            let n = lens[j];
+            if n == usize::MAX || pos + n > dest.len() {
+                return Ok(0);
+            }
+            dest[bstarts_at + 4 * j..bstarts_at + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
+            dest[pos..pos + n].copy_from_slice(&outs[j][..n]);
+            pos += n;
+        }
+    }
+    let mut h = hdr.clone();
+    if dict.is_some() {
+        h.blosc2_flags |= blosc2_flags::USEDICT;
+    }
+    // A chunk whose streams are all zero runs collapses into a header.
+    if dict.is_none() && pos == data_start + 4 * plan.total_streams() {
+        h.blosc2_flags |= special::ZERO << blosc2_flags::SPECIAL_SHIFT;
+        h.cbytes = EXTENDED_HEADER_LENGTH as i32;
+        h.write_extended(dest);
+        return Ok(EXTENDED_HEADER_LENGTH);
+    }
+    h.cbytes = pos as i32;
+    h.write_extended(dest);
+    Ok(pos)
+}
+
+/// True when every byte of `s` equals the first one.
+fn is_run(s: &[u8]) -> bool {
+    match s.first() {
+        None => true,
+        Some(&x) => {
+            let word = u64::from_ne_bytes([x; 8]);
+            let mut it = s.chunks_exact(8);
+            let body = it.by_ref().all(|c| u64::from_ne_bytes(c.try_into().unwrap_or([!x; 8])) == word);
+            body && it.remainder().iter().all(|&b| b == x)
+        }
+    }
+}
+
+/// Run the prefilter and the filter pipeline over block `j`, using the
+/// worker's scratch buffers `a`, `b` and `d`; returns the filtered block
+/// (the raw block itself when nothing applies).
+fn filter_block<'w>(
+    plan: &'w Plan<'_>,
+    j: usize,
+    a: &'w mut [u8],
+    b: &'w mut [u8],
+    d: &'w mut [u8],
+) -> Result<&'w [u8]> {
+    let (start, len) = plan.block_range(j);
+    let raw = &plan.src[start..start + len];
+    let input: &[u8] = match &plan.cp.prefilter {
+        None => raw,
+        Some(pf) => {
+            let (dout, dtmp) = d.split_at_mut(len);
+            let mut args = PrefilterArgs {
+                input: raw,
+                output: dout,
+                output_typesize: plan.typesize as i32,
+                output_offset: start as i32,
+                nchunk: plan.nchunk,
+                nblock: j as i32,
+                tid: 0,
+                ttmp: dtmp,
+            };
+            if pf(&mut args) != 0 {
+                return Err(Error::FilterPipeline);
+            }
+            &d[..len]
+        }
+    };
+    if !plan.spec.any_forward() {
+        return Ok(input);
+    }
+    let dref = if j == 0 { None } else { Some(&plan.src[..plan.blocksize.min(plan.src.len())]) };
+    filters::forward(&plan.spec, input, dref, a, b)
+}
+
+/// Encode block `j` into `out`: `int32 csize` + payload per stream.
+/// Returns `None` when it does not fit.
+fn encode_block(
+    plan: &Plan<'_>,
+    j: usize,
+    out: &mut [u8],
+    ws: &mut WorkerScratch,
+    dict: Option<&Dict<'_>>,
+) -> Result<Option<usize>> {
+    let (_, bsize) = plan.block_range(j);
+    let nstreams = plan.nstreams(j, bsize);
+    let neblock = bsize / nstreams;
+    let WorkerScratch { a, b, d, codec, .. } = ws;
+    let filtered = filter_block(plan, j, a, b, d)?;
+    encode_streams(plan, filtered, nstreams, neblock, out, codec, dict)
+}
+
+fn encode_streams(
+    plan: &Plan<'_>,
+    filtered: &[u8],
+    nstreams: usize,
+    neblock: usize,
+    out: &mut [u8],
+    codec_scratch: &mut codecs::CodecScratch,
+    dict: Option<&Dict<'_>>,
+) -> Result<Option<usize>> {
+    let mut pos = 0usize;
+    for s in 0..nstreams {
+        let stream = &filtered[s * neblock..(s + 1) * neblock];
+        if pos + 4 > out.len() {
+            return Ok(None);
+        }
+        let csize_at = pos;
+        pos += 4;
+        if is_run(stream) {
+            let v = stream.first().copied().unwrap_or(0);
+            out[csize_at..csize_at + 4].copy_from_slice(&(-i32::from(v)).to_le_bytes());
+            if v != 0 {
+                if pos + 1 > out.len() {
+                    return Ok(None);
+                }
+                out[pos] = 0x1;
+                pos += 1;
+            }
+            continue;
+        }
+        let maxout = neblock.min(out.len() - pos);
+        if maxout == 0 {
+            return Ok(None);
+        }
+        let cbytes = codecs::compress_stream(
+            plan.cp.compcode,
+            plan.cp.clevel,
+            stream,
+            &mut out[pos..pos + maxout],
+            dict,
+            codec_scratch,
+        )?;
+        let cbytes = if cbytes == 0 || cbytes >= neblock {
+            if pos + neblock > out.len() {
+                return Ok(None);
+            }
+            out[pos..pos + neblock].copy_from_slice(stream);
+            neblock
+        } else {
+            cbytes
+        };
+        out[csize_at..csize_at + 4].copy_from_slice(&(cbytes as i32).to_le_bytes());
+        pos += cbytes;
+    }
+    Ok(Some(pos))
+}
+
+/// Two-pass dictionary compression (zstd trains a dictionary, LZ4/LZ4HC use
+/// raw samples), falling back to plain compression when the data is too
+/// small for a useful dictionary.
+fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], pool: &mut Pool) -> Result<usize> {
+    let nbytes = plan.src.len();
+    let dict_maxsize = MAX_DICT_SIZE.min(nbytes / 20);
+    let mut nsamples = plan.nblocks * if plan.split { plan.typesize } else { 1 };
+    nsamples = nsamples.max(8);
+    let sample_size = nbytes / nsamples / 16;
+    if dict_maxsize < MIN_USEFUL_DICT || sample_size == 0 {
+        return encode_blocks(plan, hdr, dest, pool, None);
+    }
+    // Pass 1: the filtered blocks, back to back, are the samples.
+    let need = nsamples * sample_size;
+    let mut samples = Vec::with_capacity(need);
+    {
+        let ws = pool.serial_scratch();
+        ws.reserve(plan.blocksize);
+        for j in 0..plan.nblocks {
+            if samples.len() >= need {
+                break;
+            }
+            let WorkerScratch { a, b, d, .. } = &mut *ws;
+            let f = filter_block(plan, j, a, b, d)?;
+            samples.extend_from_slice(&f[..f.len().min(need - samples.len())]);
+        }
+    }
+    let dict = if plan.cp.compcode == codec::ZSTD {
+        let sizes = vec![sample_size; nsamples];
+        match codecs::zstd::train_dict(&samples, &sizes, dict_maxsize) {
+            Some(d) if !d.is_empty() => d,
+            _ => return encode_blocks(plan, hdr, dest, pool, None),
+        }
+    } else {
+        samples.truncate(dict_maxsize);
+        samples
+    };
+    encode_blocks(plan, hdr, dest, pool, Some(&dict))
+}

@@ -1,0 +1,446 @@
+//! Decompressing a chunk (and parts of it): header validation as strict as
+//! C-Blosc2 3.3.5's, then block decoding with every offset and size
+//! checked against the buffer before use.
+
+use crate::engine::codecs::{self, Dict};
+use crate::engine::constants::{
+    blosc2_flags2, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
+    MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
+};
+use crate::engine::error::{Error, Result};
+use crate::engine::filters::{self, FilterSpec};
+use crate::engine::header::{read_i32, ChunkHeader};
+use crate::engine::params::{PostfilterArgs, Postfilter};
+use crate::engine::threads::{Pool, WorkerScratch};
+
+/// Optional behaviour of a decompression call.
+#[derive(Default, Clone, Copy)]
+pub struct DecodeOptions<'a> {
+    /// Postfilter run on each decoded block.
+    pub postfilter: Option<&'a Postfilter>,
+    /// Blocks to skip (`blosc2_set_maskout`); must have one entry per block.
+    pub maskout: Option<&'a [bool]>,
+    /// Chunk number handed to the postfilter (-1 outside a super-chunk).
+    pub nchunk: i64,
+}
+
+/// Parse and validate a chunk header the way `read_chunk_header` does.
+/// `src` is the whole buffer the caller handed in.
+pub fn read_header(src: &[u8]) -> Result<ChunkHeader> {
+    if src.len() < MIN_HEADER_LENGTH {
+        return Err(Error::ReadBuffer);
+    }
+    let cbytes = read_i32(src, 12)?;
+    if cbytes < MIN_HEADER_LENGTH as i32 {
+        return Err(Error::InvalidHeader);
+    }
+    let mut h = ChunkHeader::parse(src)?;
+    if h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE {
+        return Err(Error::InvalidHeader);
+    }
+    if h.typesize == 0 {
+        return Err(Error::InvalidHeader);
+    }
+    if h.is_extended() {
+        let st = h.special_type();
+        if h.vl_blocks() && st != 0 {
+            return Err(Error::InvalidHeader);
+        }
+        if st == special::VALUE {
+            let ts = h.cbytes - EXTENDED_HEADER_LENGTH as i32;
+            if ts <= 0 || ts > MAX_TYPESIZE_PARAM || ts > h.nbytes || h.nbytes % ts != 0 {
+                return Err(Error::InvalidHeader);
+            }
+        } else if st != 0 && st != special::ZERO && h.nbytes % i32::from(h.typesize) != 0 {
+            return Err(Error::InvalidHeader);
+        }
+    }
+    if h.version > version::LATEST && h.blosc2_flags2 & !blosc2_flags2::VL_BLOCKS != 0 {
+        return Err(Error::VersionSupport);
+    }
+    if h.vl_blocks() && h.memcpyed() {
+        return Err(Error::InvalidHeader);
+    }
+    if !h.vl_blocks() && h.nbytes > 0 && h.blocksize > h.nbytes {
+        h.blocksize = h.nbytes;
+    }
+    Ok(h)
+}
+
+/// A validated chunk, ready for block decoding.
+pub(crate) struct Chunk<'a> {
+    pub hdr: ChunkHeader,
+    /// The chunk bytes (`cbytes` long).
+    pub src: &'a [u8],
+    pub nblocks: usize,
+    pub blocksize: usize,
+    pub leftover: usize,
+    pub spec: FilterSpec,
+    pub special: u8,
+    pub memcpyed: bool,
+    pub dict: Option<&'a [u8]>,
+    /// For VL-block chunks: (uncompressed size, compressed size, output offset) per block.
+    pub vl: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> Chunk<'a> {
+    /// Validate everything `initialize_context_decompression` checks.
+    pub fn open(src: &'a [u8]) -> Result<Chunk<'a>> {
+        let hdr = read_header(src)?;
+        if hdr.lazy() && hdr.special_type() == 0 {
+            // Lazy chunks need the frame they came from.
+            return Err(Error::InvalidParam("lazy chunk without its super-chunk"));
+        }
+        let cbytes = hdr.cbytes as usize;
+        if cbytes > src.len() {
+            return Err(Error::InvalidHeader);
+        }
+        let src = &src[..cbytes];
+        let special = hdr.special_type();
+        if special > special::UNINIT {
+            return Err(Error::Data("unknown special value"));
+        }
+        let memcpyed = hdr.memcpyed();
+        let hl = hdr.header_len;
+        if memcpyed && cbytes != hdr.nbytes as usize + hl {
+            return Err(Error::Data("memcpyed chunk with wrong cbytes"));
+        }
+        let (nblocks, blocksize, leftover) = if hdr.vl_blocks() {
+            (hdr.blocksize as usize, 0, 0)
+        } else {
+            let bs = hdr.blocksize as usize;
+            let nb = (hdr.nbytes as usize).div_ceil(bs);
+            (nb, bs, hdr.nbytes as usize % bs)
+        };
+        let spec = FilterSpec {
+            filters: hdr.filters,
+            meta: hdr.filters_meta,
+            typesize: hdr.effective_typesize(),
+            chunk_version: hdr.version,
+        };
+        let mut chunk = Chunk { hdr, src, nblocks, blocksize, leftover, spec, special, memcpyed, dict: None, vl: Vec::new() };
+        if chunk.hdr.nbytes == 0 || special != 0 || memcpyed {
+            return Ok(chunk);
+        }
+        let bstarts_end = hl.checked_add(nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?).ok_or(Error::InvalidHeader)?;
+        if bstarts_end > i32::MAX as usize {
+            return Err(Error::InvalidHeader);
+        }
+        if src.len() < bstarts_end {
+            return Err(Error::ReadBuffer);
+        }
+        if chunk.hdr.use_dict() {
+            let dsize = read_i32(src, bstarts_end)?;
+            if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
+                return Err(Error::CodecDict);
+            }
+            let d0 = bstarts_end + 4;
+            chunk.dict = Some(src.get(d0..d0 + dsize as usize).ok_or(Error::ReadBuffer)?);
+        }
+        if chunk.hdr.vl_blocks() {
+            chunk.vl = vl_layout(&chunk, bstarts_end)?;
+        }
+        Ok(chunk)
+    }
+
+    /// Offset of block `j` (from bstarts).
+    fn bstart(&self, j: usize) -> Result<usize> {
+        let v = read_i32(self.src, self.hdr.header_len + 4 * j)?;
+        if v <= 0 || v as usize >= self.src.len() {
+            return Err(Error::Data("block offset out of range"));
+        }
+        Ok(v as usize)
+    }
+
+    /// Uncompressed size of block `j`.
+    pub fn block_len(&self, j: usize) -> usize {
+        if self.hdr.vl_blocks() {
+            self.vl[j].0
+        } else if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    /// Output offset of block `j`.
+    pub fn block_offset(&self, j: usize) -> usize {
+        if self.hdr.vl_blocks() {
+            self.vl[j].2
+        } else {
+            j * self.blocksize
+        }
+    }
+
+    /// Whether decoding block j > 0 needs the decoded block 0.
+    pub fn needs_block0(&self) -> bool {
+        self.special == 0 && !self.memcpyed && !self.hdr.vl_blocks() && self.spec.has_delta()
+    }
+}
+
+/// Sizes of the blocks of a VL-block chunk, from its bstarts.
+fn vl_layout(chunk: &Chunk<'_>, bstarts_end: usize) -> Result<Vec<(usize, usize, usize)>> {
+    let cbytes = chunk.src.len();
+    let mut out = Vec::with_capacity(chunk.nblocks.min(cbytes / 4));
+    let mut total = 0usize;
+    let mut prev = 0usize;
+    for i in 0..chunk.nblocks {
+        let b = read_i32(chunk.src, chunk.hdr.header_len + 4 * i)?;
+        let next = if i + 1 < chunk.nblocks { read_i32(chunk.src, chunk.hdr.header_len + 4 * (i + 1))? } else { cbytes as i32 };
+        if b < 0 || next < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let (b, next) = (b as usize, next as usize);
+        if b < bstarts_end || b <= prev || next <= b || next > cbytes || b + 4 > cbytes {
+            return Err(Error::InvalidHeader);
+        }
+        let n = read_i32(chunk.src, b)?;
+        if n <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        out.push((n as usize, next - b, total));
+        total += n as usize;
+        if total > chunk.hdr.nbytes as usize {
+            return Err(Error::InvalidHeader);
+        }
+        prev = b;
+    }
+    if total != chunk.hdr.nbytes as usize {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(out)
+}
+
+/// The float NaN pattern C-Blosc2 writes for `typesize` 4 or 8.
+fn nan_bytes(typesize: usize) -> Result<&'static [u8]> {
+    const NAN32: [u8; 4] = 0x7FC0_0000u32.to_le_bytes();
+    const NAN64: [u8; 8] = 0x7FF8_0000_0000_0000u64.to_le_bytes();
+    match typesize {
+        4 => Ok(&NAN32),
+        8 => Ok(&NAN64),
+        _ => Err(Error::Data("NaN chunks need typesize 4 or 8")),
+    }
+}
+
+/// Fill `out` with `pattern` repeated (`out.len()` a multiple of it).
+fn fill_pattern(out: &mut [u8], pattern: &[u8]) -> Result<()> {
+    if pattern.is_empty() || out.len() % pattern.len() != 0 {
+        return Err(Error::Data("size not a multiple of the value size"));
+    }
+    for c in out.chunks_exact_mut(pattern.len()) {
+        c.copy_from_slice(pattern);
+    }
+    Ok(())
+}
+
+/// Produce block `j` of a memcpyed or special chunk into `out`.
+fn copy_block(chunk: &Chunk<'_>, j: usize, out: &mut [u8]) -> Result<()> {
+    let off = chunk.block_offset(j);
+    match chunk.special {
+        special::ZERO => out.fill(0),
+        special::UNINIT => {}
+        special::NAN => fill_pattern(out, nan_bytes(chunk.spec.typesize)?)?,
+        special::VALUE => fill_pattern(out, &chunk.src[EXTENDED_HEADER_LENGTH..])?,
+        _ => {
+            let start = chunk.hdr.header_len + off;
+            let data = chunk.src.get(start..start + out.len()).ok_or(Error::ReadBuffer)?;
+            out.copy_from_slice(data);
+        }
+    }
+    Ok(())
+}
+
+/// Decode the streams of block `j` into `out` (codec output, before the
+/// filters are undone).
+fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut codecs::CodecScratch) -> Result<()> {
+    let bsize = out.len();
+    let start = chunk.bstart(j)?;
+    let format = chunk.hdr.codec_format();
+    let dict = chunk.dict.map(|bytes| Dict { bytes });
+    if chunk.hdr.vl_blocks() {
+        let (n, csize, _) = chunk.vl[j];
+        let body = chunk.src.get(start..start + csize).ok_or(Error::ReadBuffer)?;
+        if body.len() < 4 || read_i32(body, 0)? as usize != n || n != bsize {
+            return Err(Error::Data("VL block size mismatch"));
+        }
+        let payload = &body[4..];
+        if payload.len() == bsize {
+            out.copy_from_slice(payload);
+        } else {
+            codecs::decompress_stream(format, payload, out, dict.as_ref(), scratch)?;
+        }
+        return Ok(());
+    }
+    let leftover_block = j + 1 == chunk.nblocks && chunk.leftover > 0;
+    let nstreams = if !chunk.hdr.dont_split() && !leftover_block { chunk.spec.typesize } else { 1 };
+    let neblock = bsize / nstreams;
+    if neblock == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    let mut ip = &chunk.src[start..];
+    for s in 0..nstreams {
+        let dst = &mut out[s * neblock..(s + 1) * neblock];
+        if ip.len() < 4 {
+            return Err(Error::ReadBuffer);
+        }
+        let csize = i32::from_le_bytes([ip[0], ip[1], ip[2], ip[3]]);
+        ip = &ip[4..];
+        if csize == 0 {
+            dst.fill(0);
+        } else if csize < 0 {
+            let (&token, rest) = ip.split_first().ok_or(Error::ReadBuffer)?;
+            ip = rest;
+            if token & 0x1 == 0 || csize < -255 {
+                return Err(Error::RunLength);
+            }
+            dst.fill((-csize) as u8);
+        } else {
+            let c = csize as usize;
+            let payload = ip.get(..c).ok_or(Error::ReadBuffer)?;
+            ip = &ip[c..];
+            if c == neblock {
+                dst.copy_from_slice(payload);
+            } else {
+                codecs::decompress_stream(format, payload, dst, dict.as_ref(), scratch)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decode block `j` into `out` (exactly the block's length). `block0` is
+/// the decoded first block, needed by DELTA for every later block.
+pub(crate) fn decode_block(
+    chunk: &Chunk<'_>,
+    j: usize,
+    out: &mut [u8],
+    block0: Option<&[u8]>,
+    opts: &DecodeOptions<'_>,
+    ws: &mut WorkerScratch,
+) -> Result<()> {
+    let bsize = out.len();
+    ws.reserve(bsize);
+    let WorkerScratch { a, b, d, codec, .. } = ws;
+    let post = opts.postfilter;
+    if chunk.special != 0 || chunk.memcpyed {
+        match post {
+            None => copy_block(chunk, j, out)?,
+            Some(pf) => {
+                copy_block(chunk, j, &mut a[..bsize])?;
+                run_postfilter(pf, chunk, j, &a[..bsize], out, d, opts.nchunk)?;
+            }
+        }
+        return Ok(());
+    }
+    let backward = chunk.spec.any_backward();
+    if !backward && post.is_none() {
+        return decode_streams(chunk, j, out, codec);
+    }
+    decode_streams(chunk, j, &mut a[..bsize], codec)?;
+    let dref = if j == 0 || chunk.hdr.vl_blocks() { None } else { block0 };
+    if chunk.spec.has_delta() && j > 0 && dref.is_none() && !chunk.hdr.vl_blocks() {
+        return Err(Error::Data("delta block without its reference"));
+    }
+    match post {
+        None => filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], out, dref),
+        Some(pf) => {
+            let (staged, rest) = d.split_at_mut(bsize);
+            filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], staged, dref)?;
+            run_postfilter(pf, chunk, j, staged, out, rest, opts.nchunk)
+        }
+    }
+}
+
+fn run_postfilter(pf: &Postfilter, chunk: &Chunk<'_>, j: usize, input: &[u8], out: &mut [u8], ttmp: &mut [u8], nchunk: i64) -> Result<()> {
+    let mut args = PostfilterArgs {
+        input,
+        output: out,
+        typesize: chunk.spec.typesize as i32,
+        offset: chunk.block_offset(j) as i32,
+        nchunk,
+        nblock: j as i32,
+        tid: 0,
+        ttmp,
+    };
+    if pf(&mut args) != 0 {
+        return Err(Error::Postfilter);
+    }
+    Ok(())
+}
+
+/// Decompress the chunk at the start of `src` into `dest`. Returns the
+/// number of bytes written (the chunk's nbytes).
+pub fn decompress(src: &[u8], dest: &mut [u8], pool: &mut Pool, opts: &DecodeOptions<'_>) -> Result<usize> {
+    let hdr = read_header(src)?;
+    if hdr.nbytes as usize > dest.len() {
+        return Err(Error::WriteBuffer);
+    }
+    let chunk = Chunk::open(src)?;
+    decompress_chunk(&chunk, dest, pool, opts)
+}
+
+/// Decode an opened chunk into `dest` (at least nbytes long).
+pub(crate) fn decompress_chunk(chunk: &Chunk<'_>, dest: &mut [u8], pool: &mut Pool, opts: &DecodeOptions<'_>) -> Result<usize> {
+    let nbytes = chunk.hdr.nbytes as usize;
+    if let Some(m) = opts.maskout {
+        if m.len() != chunk.nblocks {
+            return Err(Error::Data("maskout length differs from the number of blocks"));
+        }
+    }
+    if nbytes == 0 {
+        return Ok(0);
+    }
+    let dest = &mut dest[..nbytes];
+    let masked = |j: usize| opts.maskout.is_some_and(|m| m[j]);
+    if chunk.special != 0 && opts.postfilter.is_none() && opts.maskout.is_none() {
+        // Whole-buffer fill: much faster than block by block.
+        match chunk.special {
+            special::ZERO => dest.fill(0),
+            special::UNINIT => {}
+            special::NAN => fill_pattern(dest, nan_bytes(chunk.spec.typesize)?)?,
+            _ => fill_pattern(dest, &chunk.src[EXTENDED_HEADER_LENGTH..])?,
+        }
+        return Ok(nbytes);
+    }
+    if chunk.hdr.vl_blocks() {
+        let mut rest = &mut dest[..];
+        let mut pieces = Vec::with_capacity(chunk.nblocks);
+        for j in 0..chunk.nblocks {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(chunk.vl[j].0);
+            pieces.push((j, head));
+            rest = tail;
+        }
+        pool.run(chunk.nblocks, pieces.into_iter(), |(j, out), ws| {
+            if masked(j) {
+                return Ok(());
+            }
+            decode_block(chunk, j, out, None, opts, ws)
+        })?;
+        return Ok(nbytes);
+    }
+    let bs = chunk.blocksize;
+    let (first, rest) = dest.split_at_mut(bs.min(nbytes));
+    if chunk.needs_block0() {
+        // DELTA: every later block is XORed with the decoded block 0, so
+        // it is decoded first and then shared read-only.
+        if !masked(0) {
+            decode_block(chunk, 0, first, None, opts, pool.serial_scratch())?;
+        }
+        let block0: &[u8] = first;
+        pool.run(chunk.nblocks - 1, rest.chunks_mut(bs).enumerate(), |(i, out), ws| {
+            if masked(i + 1) {
+                return Ok(());
+            }
+            decode_block(chunk, i + 1, out, Some(block0), opts, ws)
+        })?;
+    } else {
+        let blocks = std::iter::once(first).chain(rest.chunks_mut(bs)).enumerate();
+        pool.run(chunk.nblocks, blocks, |(j, out), ws| {
+            if masked(j) {
+                return Ok(());
+            }
+            decode_block(chunk, j, out, None, opts, ws)
+        })?;
+    }
+    Ok(nbytes)
+}

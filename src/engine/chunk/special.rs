@@ -1,0 +1,75 @@
+//! Special-value chunks: a 32-byte header that stands for a whole buffer
+//! of zeros, NaNs, uninitialized bytes, or one repeated value.
+
+use crate::engine::constants::{blosc2_flags, flags, special, version, EXTENDED_HEADER_LENGTH};
+use crate::engine::error::{Error, Result};
+use crate::engine::header::ChunkHeader;
+use crate::engine::params::CParams;
+
+use super::blocksize::compute_blocksize;
+use super::compress::checked_typesize;
+
+/// The kinds of special chunk that can be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialKind {
+    /// All zeros.
+    Zeros,
+    /// All NaN (typesize 4 or 8).
+    Nans,
+    /// Unspecified content.
+    Uninit,
+}
+
+/// Build a special chunk of `nbytes` into `dest`; returns its length.
+/// `value` is the repeated item for a repeated-value chunk (its length is
+/// the typesize), `None` for the other kinds.
+pub fn make_special(cp: &CParams, nbytes: i32, kind: Option<SpecialKind>, value: Option<&[u8]>, dest: &mut [u8]) -> Result<usize> {
+    let ts = cp.typesize;
+    let total = EXTENDED_HEADER_LENGTH + value.map_or(0, |v| v.len());
+    if dest.len() < total {
+        return Err(Error::Data("dest too small"));
+    }
+    if ts <= 0 || nbytes < 0 {
+        return Err(Error::InvalidParam("typesize/nbytes"));
+    }
+    let zeros_ok = kind == Some(SpecialKind::Zeros) && nbytes == 0;
+    if !zeros_ok && nbytes % ts != 0 {
+        return Err(Error::Data("nbytes must be a multiple of typesize"));
+    }
+    let capped = checked_typesize(cp, nbytes as usize, dest.len())?;
+    let st = match (kind, value) {
+        (Some(SpecialKind::Zeros), _) => special::ZERO,
+        (Some(SpecialKind::Nans), _) => {
+            if ts != 4 && ts != 8 {
+                return Err(Error::InvalidParam("NaN chunks need typesize 4 or 8"));
+            }
+            special::NAN
+        }
+        (Some(SpecialKind::Uninit), _) => special::UNINIT,
+        (None, Some(v)) if v.len() == ts as usize => special::VALUE,
+        _ => return Err(Error::InvalidParam("repeated value length")),
+    };
+    let has_shuffle = cp.filters.contains(&crate::engine::constants::filter::SHUFFLE);
+    let bs = compute_blocksize(cp.compcode, cp.clevel, capped as i32, nbytes, cp.blocksize, cp.splitmode, has_shuffle);
+    let h = ChunkHeader {
+        version: version::BLOSC2_STABLE,
+        versionlz: 1,
+        flags: flags::EXTENDED_HEADER,
+        typesize: capped as u8,
+        nbytes,
+        blocksize: bs,
+        cbytes: total as i32,
+        filters: [0; 6],
+        filters_meta: [0; 6],
+        compcode: 0,
+        compcode_meta: 0,
+        blosc2_flags2: 0,
+        blosc2_flags: st << blosc2_flags::SPECIAL_SHIFT,
+        header_len: EXTENDED_HEADER_LENGTH,
+    };
+    h.write_extended(dest);
+    if let Some(v) = value {
+        dest[EXTENDED_HEADER_LENGTH..total].copy_from_slice(v);
+    }
+    Ok(total)
+}

@@ -1,0 +1,167 @@
+//! A compression or decompression context: parameters plus the persistent
+//! worker pool and scratch buffers. Contexts are independent of each
+//! other, so any number can be used from different threads at once.
+
+use super::chunk::{self, DecodeOptions};
+use super::error::{Error, Result};
+use super::params::{CParams, DParams};
+use super::threads::Pool;
+
+/// What a context is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Compression context.
+    Compress,
+    /// Decompression context.
+    Decompress,
+}
+
+/// The engine's `blosc2_context`.
+pub struct Context {
+    mode: Mode,
+    /// Compression parameters (compression contexts).
+    pub cparams: CParams,
+    /// Decompression parameters.
+    pub dparams: DParams,
+    pool: Pool,
+    maskout: Option<Vec<bool>>,
+    /// Chunk number handed to pre/postfilters (-1 outside a super-chunk).
+    pub nchunk: i64,
+}
+
+impl Context {
+    /// A compression context.
+    pub fn compressor(cparams: CParams) -> Context {
+        let n = cparams.nthreads.max(1) as usize;
+        Context { mode: Mode::Compress, cparams, dparams: DParams::default(), pool: Pool::new(n), maskout: None, nchunk: -1 }
+    }
+
+    /// A decompression context.
+    pub fn decompressor(dparams: DParams) -> Context {
+        let n = dparams.nthreads.max(1) as usize;
+        Context { mode: Mode::Decompress, cparams: CParams::default(), dparams, pool: Pool::new(n), maskout: None, nchunk: -1 }
+    }
+
+    /// Compression or decompression.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Change the number of threads.
+    pub fn set_nthreads(&mut self, nthreads: i16) {
+        match self.mode {
+            Mode::Compress => self.cparams.nthreads = nthreads,
+            Mode::Decompress => self.dparams.nthreads = nthreads,
+        }
+        self.pool.set_nthreads(nthreads.max(1) as usize);
+    }
+
+    fn sync_threads(&mut self) {
+        let n = match self.mode {
+            Mode::Compress => self.cparams.nthreads,
+            Mode::Decompress => self.dparams.nthreads,
+        };
+        self.pool.set_nthreads(n.max(1) as usize);
+    }
+
+    /// Compress `src` into `dest`. Returns the chunk size, or 0 when it
+    /// does not fit.
+    pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        if self.mode != Mode::Compress {
+            return Err(Error::InvalidParam("context is not for compression"));
+        }
+        self.sync_threads();
+        chunk::compress(&self.cparams, src, dest, &mut self.pool, self.nchunk)
+    }
+
+    /// Compress several blocks into one VL-block chunk.
+    pub fn vlcompress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
+        if self.mode != Mode::Compress {
+            return Err(Error::InvalidParam("context is not for compression"));
+        }
+        self.sync_threads();
+        chunk::vlcompress(&self.cparams, blocks, dest, &mut self.pool)
+    }
+
+    /// Skip the blocks whose entry is true in the next decompression only.
+    pub fn set_maskout(&mut self, maskout: Vec<bool>) {
+        self.maskout = Some(maskout);
+    }
+
+    /// Decompress a chunk into `dest`. Returns the bytes written.
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        if self.mode != Mode::Decompress {
+            return Err(Error::InvalidParam("context is not for decompression"));
+        }
+        self.sync_threads();
+        let mask = self.maskout.take();
+        let opts = DecodeOptions { postfilter: self.dparams.postfilter.as_ref(), maskout: mask.as_deref(), nchunk: self.nchunk };
+        chunk::decompress(src, dest, &mut self.pool, &opts)
+    }
+
+    fn decode_opts(&self) -> DecodeOptions<'_> {
+        DecodeOptions { postfilter: self.dparams.postfilter.as_ref(), maskout: None, nchunk: self.nchunk }
+    }
+
+    /// Items `start..start+nitems` of a chunk into `dest`.
+    pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dest: &mut [u8]) -> Result<usize> {
+        let post = self.dparams.postfilter.clone();
+        let opts = DecodeOptions { postfilter: post.as_ref(), maskout: None, nchunk: self.nchunk };
+        chunk::getitem(src, start, nitems, dest, self.pool.serial_scratch(), &opts)
+    }
+
+    /// Bytes `start..start+nbytes` of a chunk into `dest`.
+    pub fn getitem_bytes(&mut self, src: &[u8], start: i64, nbytes: i64, dest: &mut [u8]) -> Result<usize> {
+        let post = self.dparams.postfilter.clone();
+        let opts = DecodeOptions { postfilter: post.as_ref(), maskout: None, nchunk: self.nchunk };
+        chunk::getitem_bytes(src, start, nbytes, dest, self.pool.serial_scratch(), &opts)
+    }
+
+    /// Decode every block of a VL-block chunk into buffers from `alloc`.
+    pub fn vldecompress<B, A>(&mut self, src: &[u8], alloc: A) -> Result<Vec<B>>
+    where
+        B: AsMut<[u8]> + Send,
+        A: FnMut(usize) -> Result<B>,
+    {
+        if self.mode != Mode::Decompress {
+            return Err(Error::InvalidParam("context is not for decompression"));
+        }
+        self.sync_threads();
+        chunk::vldecompress(src, &mut self.pool, alloc)
+    }
+
+    /// Decode one block of a VL-block chunk into a buffer from `alloc`.
+    pub fn vldecompress_block<B, A>(&mut self, src: &[u8], nblock: i32, alloc: A) -> Result<B>
+    where
+        B: AsMut<[u8]>,
+        A: FnOnce(usize) -> Result<B>,
+    {
+        if self.mode != Mode::Decompress {
+            return Err(Error::InvalidParam("context is not for decompression"));
+        }
+        let _ = self.decode_opts();
+        chunk::vldecompress_block(src, nblock, self.pool.serial_scratch(), alloc)
+    }
+}
+
+/// Compress `src` with `cparams` into a new vector (Rust convenience).
+pub fn compress_vec(cparams: &CParams, src: &[u8]) -> Result<Vec<u8>> {
+    let mut ctx = Context::compressor(cparams.clone());
+    let mut out = vec![0u8; src.len() + super::constants::MAX_OVERHEAD];
+    let n = ctx.compress(src, &mut out)?;
+    if n == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    out.truncate(n);
+    Ok(out)
+}
+
+/// Decompress a chunk into a new vector (Rust convenience).
+pub fn decompress_vec(chunk_bytes: &[u8]) -> Result<Vec<u8>> {
+    let (nbytes, _, _) = chunk::cbuffer_sizes(chunk_bytes)?;
+    let mut out = vec![0u8; nbytes as usize];
+    let mut ctx = Context::decompressor(DParams::default());
+    let n = ctx.decompress(chunk_bytes, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}

@@ -1,0 +1,1 @@
+//! CPU feature detection, done once and cached: placeholder.

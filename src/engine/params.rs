@@ -1,0 +1,141 @@
+//! Compression and decompression parameters, the engine's view of
+//! `blosc2_cparams` / `blosc2_dparams`.
+
+use std::sync::Arc;
+
+use super::constants::{codec, filter, splitmode, MAX_FILTERS};
+
+/// Arguments handed to a prefilter for one block (`blosc2_prefilter_params`).
+pub struct PrefilterArgs<'a> {
+    /// The block of the source buffer being compressed.
+    pub input: &'a [u8],
+    /// Where the prefilter writes its output (same length as `input`).
+    pub output: &'a mut [u8],
+    /// Typesize of the output.
+    pub output_typesize: i32,
+    /// Offset of this block in the source buffer.
+    pub output_offset: i32,
+    /// Chunk number within a super-chunk (-1 outside one).
+    pub nchunk: i64,
+    /// Block number.
+    pub nblock: i32,
+    /// Thread id.
+    pub tid: i32,
+    /// Scratch space of `blocksize` bytes.
+    pub ttmp: &'a mut [u8],
+}
+
+/// Arguments handed to a postfilter for one block (`blosc2_postfilter_params`).
+pub struct PostfilterArgs<'a> {
+    /// The decoded block.
+    pub input: &'a [u8],
+    /// Where the postfilter writes its output (same length as `input`).
+    pub output: &'a mut [u8],
+    /// Typesize of the data.
+    pub typesize: i32,
+    /// Offset of this block in the destination buffer.
+    pub offset: i32,
+    /// Chunk number within a super-chunk (-1 outside one).
+    pub nchunk: i64,
+    /// Block number.
+    pub nblock: i32,
+    /// Thread id.
+    pub tid: i32,
+    /// Scratch space of `blocksize` bytes.
+    pub ttmp: &'a mut [u8],
+}
+
+/// A prefilter: runs on each block before the filter pipeline. Returns 0 on
+/// success, a negative value on failure.
+pub type Prefilter = Arc<dyn Fn(&mut PrefilterArgs<'_>) -> i32 + Send + Sync>;
+/// A postfilter: runs on each block after decoding.
+pub type Postfilter = Arc<dyn Fn(&mut PostfilterArgs<'_>) -> i32 + Send + Sync>;
+
+/// Compression parameters (the engine's `blosc2_cparams`).
+#[derive(Clone)]
+pub struct CParams {
+    /// Codec id (`constants::codec`).
+    pub compcode: u8,
+    /// Codec metadata (stored in header byte 23).
+    pub compcode_meta: u8,
+    /// Compression level 0-9.
+    pub clevel: u8,
+    /// Train and use a dictionary (zstd, lz4, lz4hc).
+    pub use_dict: bool,
+    /// Size of one item, in bytes.
+    pub typesize: i32,
+    /// Threads to use.
+    pub nthreads: i16,
+    /// Requested block size; 0 = automatic.
+    pub blocksize: i32,
+    /// Split mode (`constants::splitmode`).
+    pub splitmode: i32,
+    /// The six-slot filter pipeline.
+    pub filters: [u8; MAX_FILTERS],
+    /// Per-filter metadata.
+    pub filters_meta: [u8; MAX_FILTERS],
+    /// Produce instrumentation instead of data (`instr_codec`).
+    pub instr_codec: bool,
+    /// Optional prefilter run on each block before the filters.
+    pub prefilter: Option<Prefilter>,
+}
+
+impl Default for CParams {
+    /// `BLOSC2_CPARAMS_DEFAULTS`.
+    fn default() -> Self {
+        CParams {
+            compcode: codec::BLOSCLZ,
+            compcode_meta: 0,
+            clevel: 5,
+            use_dict: false,
+            typesize: 8,
+            nthreads: 1,
+            blocksize: 0,
+            splitmode: splitmode::FORWARD_COMPAT,
+            filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
+            filters_meta: [0; MAX_FILTERS],
+            instr_codec: false,
+            prefilter: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CParams")
+            .field("compcode", &self.compcode)
+            .field("clevel", &self.clevel)
+            .field("typesize", &self.typesize)
+            .field("nthreads", &self.nthreads)
+            .field("blocksize", &self.blocksize)
+            .field("splitmode", &self.splitmode)
+            .field("filters", &self.filters)
+            .field("filters_meta", &self.filters_meta)
+            .field("use_dict", &self.use_dict)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Decompression parameters (the engine's `blosc2_dparams`).
+#[derive(Clone)]
+pub struct DParams {
+    /// Threads to use.
+    pub nthreads: i16,
+    /// Typesize hint (used by postfilters).
+    pub typesize: i32,
+    /// Optional postfilter run on each decoded block.
+    pub postfilter: Option<Postfilter>,
+}
+
+impl Default for DParams {
+    /// `BLOSC2_DPARAMS_DEFAULTS`.
+    fn default() -> Self {
+        DParams { nthreads: 1, typesize: 8, postfilter: None }
+    }
+}
+
+impl std::fmt::Debug for DParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DParams").field("nthreads", &self.nthreads).finish_non_exhaustive()
+    }
+}

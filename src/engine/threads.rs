@@ -1,0 +1,150 @@
+//! Block-level parallelism: a persistent rayon pool per context, and
+//! per-worker scratch space reused across calls.
+//!
+//! Work is handed out one block at a time from a shared iterator behind a
+//! mutex, so each worker borrows disjoint `&mut` output slices safely.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use super::codecs::CodecScratch;
+use super::error::{Error, Result};
+
+/// Scratch space owned by one worker.
+#[derive(Default)]
+pub struct WorkerScratch {
+    /// Filter ping-pong buffer.
+    pub a: Vec<u8>,
+    /// Filter ping-pong buffer.
+    pub b: Vec<u8>,
+    /// Codec output / input staging.
+    pub c: Vec<u8>,
+    /// Prefilter/postfilter output staging.
+    pub d: Vec<u8>,
+    /// Codec contexts.
+    pub codec: CodecScratch,
+}
+
+impl WorkerScratch {
+    /// Make sure every buffer holds at least `n` bytes (`d` twice that:
+    /// a prefilter/postfilter gets an output and a scratch area).
+    pub fn reserve(&mut self, n: usize) {
+        for (v, want) in [(&mut self.a, n), (&mut self.b, n), (&mut self.c, n), (&mut self.d, 2 * n)] {
+            if v.len() < want {
+                v.resize(want, 0);
+            }
+        }
+    }
+}
+
+/// A pool of `nthreads` workers, created once and kept by its context.
+pub struct Pool {
+    nthreads: usize,
+    pool: Option<rayon::ThreadPool>,
+    scratch: Vec<WorkerScratch>,
+}
+
+impl Pool {
+    /// A pool for `nthreads` workers (threads are started on first use).
+    pub fn new(nthreads: usize) -> Pool {
+        let nthreads = nthreads.max(1);
+        Pool { nthreads, pool: None, scratch: (0..nthreads).map(|_| WorkerScratch::default()).collect() }
+    }
+
+    /// Number of workers.
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
+    }
+
+    /// Change the number of workers (the old threads are released).
+    pub fn set_nthreads(&mut self, nthreads: usize) {
+        let nthreads = nthreads.max(1);
+        if nthreads != self.nthreads {
+            *self = Pool::new(nthreads);
+        }
+    }
+
+    /// The first worker's scratch, for serial work.
+    pub fn serial_scratch(&mut self) -> &mut WorkerScratch {
+        &mut self.scratch[0]
+    }
+
+    /// Run `f` on every item, on up to `nthreads` workers (serially when
+    /// there is one worker or one item). Stops at the first error.
+    pub fn run<T, I, F>(&mut self, nitems: usize, items: I, f: F) -> Result<()>
+    where
+        T: Send,
+        I: Iterator<Item = T> + Send,
+        F: Fn(T, &mut WorkerScratch) -> Result<()> + Sync,
+    {
+        let workers = self.nthreads.min(nitems);
+        if workers <= 1 {
+            let ws = &mut self.scratch[0];
+            for it in items {
+                f(it, ws)?;
+            }
+            return Ok(());
+        }
+        if self.pool.is_none() {
+            let p = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.nthreads)
+                .thread_name(|i| format!("blosc2-worker-{i}"))
+                .build()
+                .map_err(|_| Error::ThreadCreate)?;
+            self.pool = Some(p);
+        }
+        let pool = self.pool.as_ref().ok_or(Error::ThreadCreate)?;
+        let queue = Mutex::new(items);
+        let failed = AtomicBool::new(false);
+        let first_error: Mutex<Option<Error>> = Mutex::new(None);
+        pool.scope(|s| {
+            for ws in self.scratch.iter_mut().take(workers) {
+                let (queue, failed, first_error, f) = (&queue, &failed, &first_error, &f);
+                s.spawn(move |_| loop {
+                    if failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.next(),
+                        Err(_) => None,
+                    };
+                    let Some(it) = next else { break };
+                    if let Err(e) = f(it, ws) {
+                        failed.store(true, Ordering::Relaxed);
+                        if let Ok(mut slot) = first_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        break;
+                    }
+                });
+            }
+        });
+        match first_error.into_inner() {
+            Ok(Some(e)) => Err(e),
+            Ok(None) => Ok(()),
+            Err(_) => Err(Error::Failure("worker panicked")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_fills_disjoint_slices() {
+        let mut pool = Pool::new(3);
+        let mut out = vec![0u8; 1000];
+        let n = out.chunks(100).count();
+        pool.run(n, out.chunks_mut(100).enumerate(), |(i, c), _| {
+            c.fill(i as u8);
+            Ok(())
+        })
+        .unwrap();
+        for (i, c) in out.chunks(100).enumerate() {
+            assert!(c.iter().all(|&b| b == i as u8));
+        }
+        let r = pool.run(n, 0..n, |i, _| if i == 5 { Err(Error::Data("x")) } else { Ok(()) });
+        assert_eq!(r, Err(Error::Data("x")));
+    }
+}
