@@ -1,0 +1,547 @@
+//! AVX2 byte shuffle kernels (32 items per step).
+//!
+//! AVX2 unpack instructions work inside each 128-bit lane, so the kernels
+//! run the SSE2 networks lane by lane: the low lane handles items
+//! `i..i + 16` and the high lane items `i + 16..i + 32`. A plane register
+//! then holds 32 consecutive bytes of its plane and is stored in one go.
+//! A remaining block of 16 items goes to the SSE2 kernels, the rest to
+//! [`super::generic`].
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::sse2::{tile_offsets, tiled_items};
+use super::{
+    chunk_register, generic, items_from_planes, plane_order8, planes_from_items, sse2, transpose16, unpack_pairs,
+};
+use crate::engine::cpu;
+
+/// True when this CPU can run the AVX2 kernels.
+#[inline]
+pub fn is_available() -> bool {
+    cpu::hw_has_avx2()
+}
+
+/// From this many planes on, plane rows are handled 64 bytes (two steps)
+/// at a time. Planes of a large block are often a power-of-two distance
+/// apart and then share one L1 set; with more such rows than the cache has
+/// ways, a line written (or read) half at a time would be evicted between
+/// the halves.
+const PAIR_ROWS: usize = 12;
+
+/// Bytes of items per run of the tiled unshuffle (stays in L1).
+const RUN_BYTES: usize = 16 * 1024;
+
+/// AVX2 version of [`super::shuffle`] (same contract; runs the scalar code
+/// when AVX2 is missing).
+pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    let dst = &mut dst[..src.len()];
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let n = src.len() / typesize;
+    shuffle_planes(typesize, n, src, dst);
+    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+}
+
+/// AVX2 version of [`super::unshuffle`] (same contract).
+pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    let dst = &mut dst[..src.len()];
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let n = src.len() / typesize;
+    unshuffle_planes(typesize, n, src, dst);
+    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+}
+
+/// AVX2 version of [`sse2::shuffle_planes`] (same contract).
+pub(crate) fn shuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+    assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
+    let mut done = 0;
+    if is_available() {
+        // SAFETY: AVX2 (and with it SSE2, see `cpu`) is available and the
+        // slice lengths were checked.
+        done = unsafe {
+            let done = shuffle_items(typesize, 0, n, src, dst);
+            sse2::shuffle_items(typesize, done, n, src, dst)
+        };
+    }
+    generic::shuffle_items(typesize, done, n, src, dst);
+}
+
+/// AVX2 version of [`sse2::unshuffle_planes`] (same contract: bytes of
+/// `dst` past `n * typesize` may receive garbage).
+pub(crate) fn unshuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut [u8]) {
+    assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
+    let mut done = 0;
+    if is_available() {
+        // SAFETY: AVX2 and SSE2 are available and the lengths were checked.
+        done = unsafe {
+            let done = unshuffle_items(typesize, 0, n, src, dst);
+            sse2::unshuffle_items(typesize, done, n, src, dst)
+        };
+    }
+    generic::unshuffle_items(typesize, done, n, src, dst);
+}
+
+/// AVX2 version of [`sse2::shuffle_items`], 32 items at a time.
+///
+/// # Safety
+/// AVX2 must be available, `typesize >= 2`, and both slices must hold at
+/// least `n * typesize` bytes.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn shuffle_items(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    debug_assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
+    let s = src.as_ptr();
+    let d = dst.as_mut_ptr();
+    // SAFETY: the caller's contract gives the features and `n * typesize`
+    // bytes in both slices, which is what the kernels need.
+    unsafe {
+        match typesize {
+            2 => shuffle_pow2::<2>(start, n, s, d),
+            4 => shuffle_pow2::<4>(start, n, s, d),
+            8 => shuffle_pow2::<8>(start, n, s, d),
+            16 => shuffle_pow2::<16>(start, n, s, d),
+            _ => shuffle_tiled(typesize, start, n, src, dst),
+        }
+    }
+}
+
+/// AVX2 version of [`sse2::unshuffle_items`], 32 items at a time.
+///
+/// # Safety
+/// As [`shuffle_items`].
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle_items(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    debug_assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
+    let s = src.as_ptr();
+    let d = dst.as_mut_ptr();
+    // SAFETY: as in `shuffle_items`.
+    unsafe {
+        match typesize {
+            2 => unshuffle_pow2::<2>(start, n, s, d),
+            4 => unshuffle_pow2::<4>(start, n, s, d),
+            8 => unshuffle_pow2::<8>(start, n, s, d),
+            16 => unshuffle_pow2::<16>(start, n, s, d),
+            _ => unshuffle_tiled(typesize, start, n, src, dst),
+        }
+    }
+}
+
+/// [`shuffle_items`] for items of `T` bytes (`T` in 2, 4, 8, 16).
+///
+/// # Safety
+/// AVX2; `src` readable and `dst` writable for `T * n` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
+    let end = start + n.saturating_sub(start) / 32 * 32;
+    let mut i = start;
+    // With 16 planes, two steps at once so that each plane gets a whole
+    // 64-byte line at a time (see `PAIR_ROWS`).
+    while T >= PAIR_ROWS && i + 64 <= end {
+        // SAFETY: `i + 64 <= n`: items `T * i .. T * (i + 64)` are readable
+        // and plane bytes `j * n + i .. + 64` (`j < T`) writable.
+        unsafe {
+            let a = load_planes::<T>(src.add(T * i));
+            let b = load_planes::<T>(src.add(T * (i + 32)));
+            for (j, (va, vb)) in a.iter().zip(&b).enumerate().take(T) {
+                _mm256_storeu_si256(dst.add(j * n + i).cast(), *va);
+                _mm256_storeu_si256(dst.add(j * n + i + 32).cast(), *vb);
+            }
+        }
+        i += 64;
+    }
+    while i < end {
+        // SAFETY: `i + 32 <= n`: items `T * i .. T * (i + 32)` are readable
+        // and plane bytes `j * n + i .. + 32` (`j < T`) writable.
+        unsafe {
+            let planes = load_planes::<T>(src.add(T * i));
+            for (j, v) in planes.iter().enumerate().take(T) {
+                _mm256_storeu_si256(dst.add(j * n + i).cast(), *v);
+            }
+        }
+        i += 32;
+    }
+    end
+}
+
+/// [`unshuffle_items`] for items of `T` bytes (`T` in 2, 4, 8, 16).
+///
+/// # Safety
+/// AVX2; `src` readable and `dst` writable for `T * n` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
+    let end = start + n.saturating_sub(start) / 32 * 32;
+    let mut i = start;
+    while i < end {
+        // SAFETY: `i + 32 <= n`: plane reads `j * n + i .. + 32` and item
+        // writes `T * i .. T * (i + 32)` are in bounds.
+        unsafe {
+            if T == 16 {
+                unshuffle16_step(src.add(i), n, dst.add(T * i));
+            } else {
+                let mut x = [_mm256_setzero_si256(); 16];
+                for (j, v) in x.iter_mut().enumerate().take(T) {
+                    *v = _mm256_loadu_si256(src.add(j * n + i).cast());
+                }
+                store_items::<T>(&x, dst.add(T * i));
+            }
+        }
+        i += 32;
+    }
+    end
+}
+
+/// [`store_items`] for 16 planes loaded from `src` (plane `j` at `src + j *
+/// n`), in two halves: the 8-, 16- and 32-bit steps only combine planes
+/// within 0..8 and within 8..16, so each half is loaded and combined on its
+/// own and the 64-bit step pairs them up just before the stores. This keeps
+/// far fewer registers live than loading all 16 planes first.
+///
+/// # Safety
+/// AVX2; `src + j * n .. + 32` readable for `j < 16`, `dst` writable for
+/// 512 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn unshuffle16_step(src: *const u8, n: usize, dst: *mut u8) {
+    // SAFETY: the reads and writes of the contract.
+    unsafe {
+        let a = load_half16(src, n);
+        let b = load_half16(src.add(8 * n), n);
+        for i in 0..8 {
+            // Registers i and i + 8 of the full network: chunks c and c + 1.
+            let lo = _mm256_unpacklo_epi64(a[i], b[i]);
+            let hi = _mm256_unpackhi_epi64(a[i], b[i]);
+            let c = chunk_register(16, i);
+            _mm256_storeu_si256(dst.add(16 * c).cast(), _mm256_permute2x128_si256::<0x20>(lo, hi));
+            _mm256_storeu_si256(dst.add(16 * (16 + c)).cast(), _mm256_permute2x128_si256::<0x31>(lo, hi));
+        }
+    }
+}
+
+/// Load 8 planes (`p + j * n`, 32 bytes each) and apply the 8-, 16- and
+/// 32-bit steps of [`items_from_planes`] to them.
+///
+/// # Safety
+/// AVX2; `p + j * n .. + 32` readable for `j < 8`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_half16(p: *const u8, n: usize) -> [__m256i; 8] {
+    // SAFETY: the reads of the contract.
+    unsafe {
+        let mut x = [_mm256_setzero_si256(); 8];
+        for (j, v) in x.iter_mut().enumerate() {
+            *v = _mm256_loadu_si256(p.add(j * n).cast());
+        }
+        unpack_pairs!(
+            x,
+            _mm256_unpacklo_epi8,
+            _mm256_unpackhi_epi8,
+            [(0, 1), (2, 3), (4, 5), (6, 7)]
+        );
+        unpack_pairs!(
+            x,
+            _mm256_unpacklo_epi16,
+            _mm256_unpackhi_epi16,
+            [(0, 2), (1, 3), (4, 6), (5, 7)]
+        );
+        unpack_pairs!(
+            x,
+            _mm256_unpacklo_epi32,
+            _mm256_unpackhi_epi32,
+            [(0, 4), (1, 5), (2, 6), (3, 7)]
+        );
+        x
+    }
+}
+
+/// [`shuffle_items`] for other item sizes, through 16x16 tiles per lane.
+///
+/// # Safety
+/// As [`shuffle_items`].
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_tiled(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let end = tiled_items(typesize, start, n, src.len(), 32);
+    let rows = typesize.min(16);
+    let pair = rows >= PAIR_ROWS;
+    let s = src.as_ptr();
+    let d = dst.as_mut_ptr();
+    let mut i = start;
+    while i < end {
+        let step = if pair && i + 64 <= end { 64 } else { 32 };
+        for o in tile_offsets(typesize) {
+            // SAFETY: the tiles read 16 bytes at `(i + e) * typesize + o` for
+            // e < step, inside item `i + e` when `o + 16 <= typesize` and
+            // below `src.len()` for smaller items (`tiled_items`, `i + step
+            // <= end`). Planes `o + k < typesize` get `step` bytes at
+            // `(o + k) * n + i`, with `i + step <= n`.
+            unsafe {
+                let a = load_tile(s.add(i * typesize + o), typesize);
+                if step == 64 {
+                    let b = load_tile(s.add((i + 32) * typesize + o), typesize);
+                    for (k, (va, vb)) in a.iter().zip(&b).enumerate().take(rows) {
+                        _mm256_storeu_si256(d.add((o + k) * n + i).cast(), *va);
+                        _mm256_storeu_si256(d.add((o + k) * n + i + 32).cast(), *vb);
+                    }
+                } else {
+                    for (k, v) in a.iter().enumerate().take(rows) {
+                        _mm256_storeu_si256(d.add((o + k) * n + i).cast(), *v);
+                    }
+                }
+            }
+        }
+        i += step;
+    }
+    end
+}
+
+/// [`unshuffle_items`] for other item sizes, through 16x16 tiles per lane.
+/// Items are taken in runs of about [`RUN_BYTES`]; within a run, each
+/// 16-byte slice of the items is done for the whole run before the next
+/// one, so 16 planes are read at a time while the run stays in L1.
+///
+/// # Safety
+/// As [`shuffle_items`].
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_tiled(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let end = tiled_items(typesize, start, n, dst.len(), 32);
+    let rows = typesize.min(16);
+    let pair = rows >= PAIR_ROWS;
+    let run = (RUN_BYTES / typesize / 64).max(1) * 64;
+    let mut i = start;
+    while i < end {
+        let run_end = end.min(i + run);
+        for o in tile_offsets(typesize) {
+            let mut k = i;
+            while k < run_end {
+                let step = if pair && k + 64 <= run_end { 64 } else { 32 };
+                // SAFETY: `k + step <= end`, as `unshuffle_step` requires.
+                unsafe { unshuffle_step(typesize, n, k, o, step, rows, src, dst) };
+                k += step;
+            }
+        }
+        i = run_end;
+    }
+    end
+}
+
+/// Unshuffle items `i .. i + step` (`step` 32 or 64) for item bytes
+/// `o .. o + 16`, through one 16x16 tile per lane and 32 items.
+///
+/// # Safety
+/// AVX2; `o` from [`tile_offsets`], `rows = min(typesize, 16)`, `i + step`
+/// at most the end computed by [`tiled_items`] for `dst.len()` and `n`,
+/// slices as in [`shuffle_items`].
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn unshuffle_step(
+    typesize: usize,
+    n: usize,
+    i: usize,
+    o: usize,
+    step: usize,
+    rows: usize,
+    src: &[u8],
+    dst: &mut [u8],
+) {
+    let s = src.as_ptr();
+    let d = dst.as_mut_ptr();
+    // SAFETY: planes `o + k < typesize` are read at `(o + k) * n + i ..
+    // + step <= typesize * n`. Item `i + e` (e < step) gets 16 bytes at
+    // `(i + e) * typesize + o`, inside the item when `o + 16 <= typesize`
+    // and below `dst.len()` otherwise (`tiled_items`); `store_tile` keeps
+    // the stores in item order.
+    unsafe {
+        let mut a = [_mm256_setzero_si256(); 16];
+        let mut b = [_mm256_setzero_si256(); 16];
+        let base = s.add(o * n + i);
+        if step == 64 {
+            for (k, (va, vb)) in a.iter_mut().zip(b.iter_mut()).enumerate().take(rows) {
+                *va = _mm256_loadu_si256(base.add(k * n).cast());
+                *vb = _mm256_loadu_si256(base.add(k * n + 32).cast());
+            }
+            if typesize == 12 {
+                store_tile12(a, d.add(i * typesize));
+                store_tile12(b, d.add((i + 32) * typesize));
+            } else {
+                store_tile(a, d.add(i * typesize + o), typesize);
+                store_tile(b, d.add((i + 32) * typesize + o), typesize);
+            }
+        } else {
+            for (k, va) in a.iter_mut().enumerate().take(rows) {
+                *va = _mm256_loadu_si256(base.add(k * n).cast());
+            }
+            if typesize == 12 {
+                store_tile12(a, d.add(i * typesize));
+            } else {
+                store_tile(a, d.add(i * typesize + o), typesize);
+            }
+        }
+    }
+}
+
+/// Transpose a tile of 16 plane slices (32 bytes each) and store its 32
+/// items' 16-byte slices at `p`, `p + typesize`, ... in item order (all
+/// low lanes, then all high lanes), so that with `typesize < 16` every
+/// store overwrites the spill of the previous one.
+///
+/// # Safety
+/// AVX2; `p + e * typesize .. + 16` writable for `e < 32`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_tile(mut x: [__m256i; 16], p: *mut u8, typesize: usize) {
+    // SAFETY: exactly the writable ranges of the contract.
+    unsafe {
+        transpose16!(x, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+        for (e, v) in x.iter().enumerate() {
+            _mm_storeu_si128(p.add(e * typesize).cast(), _mm256_castsi256_si128(*v));
+        }
+        let p = p.add(16 * typesize);
+        for (e, v) in x.iter().enumerate() {
+            _mm_storeu_si128(p.add(e * typesize).cast(), _mm256_extracti128_si256::<1>(*v));
+        }
+    }
+}
+
+/// [`store_tile`] for 12-byte items (`o == 0`): after the transpose, two
+/// items at a time are moved into one register (`permute2x128`) and their
+/// 24 valid bytes packed to its start (`permutevar8x32`), so most items go
+/// out as 32-byte stores two at a time; each store's 8 spilled bytes are
+/// rewritten by the next one. The last two items use 16-byte stores, which
+/// keeps the spill within the 4 bytes `store_tile` allows.
+///
+/// # Safety
+/// AVX2; `p + e * 12 .. + 16` writable for `e < 32`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_tile12(mut x: [__m256i; 16], p: *mut u8) {
+    // SAFETY: store k (k < 15) covers `24 * k .. + 32`, at most
+    // `24 * 14 + 32 = 31 * 12 + 4 <= 31 * 12 + 16`; the last two cover items
+    // 30 and 31 with 16 bytes each. Stores go in item order.
+    unsafe {
+        transpose16!(x, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+        let pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
+        for m in 0..8 {
+            let pair = _mm256_permute2x128_si256::<0x20>(x[2 * m], x[2 * m + 1]);
+            _mm256_storeu_si256(p.add(24 * m).cast(), _mm256_permutevar8x32_epi32(pair, pack));
+        }
+        let p = p.add(16 * 12);
+        for m in 0..7 {
+            let pair = _mm256_permute2x128_si256::<0x31>(x[2 * m], x[2 * m + 1]);
+            _mm256_storeu_si256(p.add(24 * m).cast(), _mm256_permutevar8x32_epi32(pair, pack));
+        }
+        _mm_storeu_si128(p.add(14 * 12).cast(), _mm256_extracti128_si256::<1>(x[14]));
+        _mm_storeu_si128(p.add(15 * 12).cast(), _mm256_extracti128_si256::<1>(x[15]));
+    }
+}
+
+/// Load 16 bytes at `lo` into the low lane and 16 bytes at `hi` into the
+/// high lane.
+///
+/// # Safety
+/// AVX2; both 16-byte ranges readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_lanes(lo: *const u8, hi: *const u8) -> __m256i {
+    // SAFETY: the two loads are the readable ranges of the contract.
+    unsafe {
+        _mm256_inserti128_si256::<1>(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo.cast())),
+            _mm_loadu_si128(hi.cast()),
+        )
+    }
+}
+
+/// Load 32 items of `T` bytes (`T` in 2, 4, 8, 16) from `p` and return their
+/// byte planes: register `j < T` = byte `j` of items 0..32, in order (the
+/// other registers are unspecified).
+///
+/// # Safety
+/// AVX2; `p` readable for `32 * T` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn load_planes<const T: usize>(p: *const u8) -> [__m256i; 16] {
+    // SAFETY: lane loads of register k read `16 * k .. + 16` of items 0..16
+    // (low lane) and of items 16..32 (high lane), inside the `32 * T` bytes.
+    unsafe {
+        let mut x = [_mm256_setzero_si256(); 16];
+        for (k, v) in x.iter_mut().enumerate().take(T) {
+            *v = load_lanes(p.add(16 * k), p.add(16 * (T + k)));
+        }
+        if T == 2 {
+            let lo = _mm256_set1_epi16(0x00ff);
+            let b0 = _mm256_packus_epi16(_mm256_and_si256(x[0], lo), _mm256_and_si256(x[1], lo));
+            let b1 = _mm256_packus_epi16(_mm256_srli_epi16::<8>(x[0]), _mm256_srli_epi16::<8>(x[1]));
+            x[0] = b0;
+            x[1] = b1;
+        } else {
+            planes_from_items!(x, T, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+            if T == 8 {
+                let y = x;
+                for (j, v) in x.iter_mut().enumerate().take(8) {
+                    *v = y[plane_order8(j)];
+                }
+            }
+        }
+        x
+    }
+}
+
+/// Store the planes `x` (byte `j` of 32 items in `x[j]`, `j < T`) as 32
+/// items of `T` bytes (`T` in 2, 4, 8, 16) at `p`.
+///
+/// # Safety
+/// AVX2; `p` writable for `32 * T` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn store_items<const T: usize>(x: &[__m256i; 16], p: *mut u8) {
+    let mut x = *x;
+    // SAFETY: the stores cover `16 * c .. + 32` and `16 * (T + c) .. + 32`
+    // for even c < T, inside the `32 * T` writable bytes.
+    unsafe {
+        items_from_planes!(
+            x,
+            T,
+            _mm256_unpacklo_epi8,
+            _mm256_unpackhi_epi8,
+            _mm256_unpacklo_epi16,
+            _mm256_unpackhi_epi16,
+            _mm256_unpacklo_epi32,
+            _mm256_unpackhi_epi32,
+            _mm256_unpacklo_epi64,
+            _mm256_unpackhi_epi64
+        );
+        // Chunk c of items 0..16 is in the low lane of its register, the
+        // same chunk of items 16..32 in the high lane.
+        for c in (0..T).step_by(2) {
+            let (a, b) = (x[chunk_register(T, c)], x[chunk_register(T, c + 1)]);
+            _mm256_storeu_si256(p.add(16 * c).cast(), _mm256_permute2x128_si256::<0x20>(a, b));
+            _mm256_storeu_si256(p.add(16 * (T + c)).cast(), _mm256_permute2x128_si256::<0x31>(a, b));
+        }
+    }
+}
+
+/// Load a 32-item tile: 16 bytes from each of 32 items `stride` bytes apart,
+/// transposed (register `k` = byte `k` of the 32 items, in order).
+///
+/// # Safety
+/// AVX2; `p + e * stride .. + 16` readable for `e < 32`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn load_tile(p: *const u8, stride: usize) -> [__m256i; 16] {
+    // SAFETY: exactly the readable ranges of the contract.
+    unsafe {
+        let mut x = [_mm256_setzero_si256(); 16];
+        for (e, v) in x.iter_mut().enumerate() {
+            *v = load_lanes(p.add(e * stride), p.add((16 + e) * stride));
+        }
+        transpose16!(x, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+        x
+    }
+}
