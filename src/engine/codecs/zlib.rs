@@ -11,7 +11,13 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     // `src_len` readable bytes; zlib writes at most `dest_len` bytes and
     // reports the written length through `dest_len`.
     let rc = unsafe {
-        libz_sys::compress2(dst.as_mut_ptr(), &mut dest_len, src.as_ptr(), src_len, i32::from(clevel.min(9)))
+        libz_sys::compress2(
+            dst.as_mut_ptr(),
+            &mut dest_len,
+            src.as_ptr(),
+            src_len,
+            i32::from(clevel.min(9)),
+        )
     };
     match rc {
         libz_sys::Z_OK => Ok(dest_len as usize),

@@ -1,0 +1,246 @@
+//! Safe LZ4 block decoder.
+//!
+//! Every read and write is bounds-checked by slice indexing; speed comes from
+//! fixed-size chunk copies (which the compiler turns into plain vector loads
+//! and stores) whenever the output has slack past the current sequence, with
+//! exact copies near the end of the output.
+
+use super::block::MIN_MATCH;
+
+/// Reads the extension bytes of a length whose nibble was 15. Saturates
+/// rather than wraps (a hostile run of 255s on a 32-bit target), which the
+/// callers' size checks then refuse.
+#[inline(always)]
+fn read_len_ext(src: &[u8], ip: &mut usize) -> Option<usize> {
+    let mut n = 0usize;
+    loop {
+        let b = *src.get(*ip)?;
+        *ip += 1;
+        n = n.saturating_add(b as usize);
+        if b != 255 {
+            return Some(n);
+        }
+    }
+}
+
+/// Fills `out[op..end]` with the pattern of period `offset` (1..16) that
+/// ends at `op`, writing up to 15 bytes past `end` (the caller guarantees
+/// `end + 16 <= out.len()`).
+///
+/// The 16 bytes of pattern are built once, then stored at steps that are a
+/// multiple of the period: no store waits on a load of what was just
+/// written, as a byte-by-byte or overlapping copy would.
+#[inline(always)]
+fn copy_short_period(out: &mut [u8], op: usize, offset: usize, end: usize) {
+    let src = op - offset;
+    // Fixed-size read (bytes from `op` on are stale, replaced next), then
+    // repeat the period over them.
+    let mut pat = [0u8; 16];
+    pat.copy_from_slice(&out[src..src + 16]);
+    let head = u128::from_le_bytes(pat);
+    // Periods dividing 16 (the common ones) by multiplication; the others
+    // byte by byte.
+    let pat = match offset {
+        1 => (head & 0xFF) * 0x0101_0101_0101_0101_0101_0101_0101_0101,
+        2 => (head & 0xFFFF) * 0x0001_0001_0001_0001_0001_0001_0001_0001,
+        4 => (head & 0xFFFF_FFFF) * 0x0000_0001_0000_0001_0000_0001_0000_0001,
+        8 => (head & 0xFFFF_FFFF_FFFF_FFFF) * 0x0000_0000_0000_0001_0000_0000_0000_0001,
+        _ => {
+            for i in offset..16 {
+                pat[i] = pat[i - offset];
+            }
+            u128::from_le_bytes(pat)
+        }
+    }
+    .to_le_bytes();
+    let step = offset * (16 / offset);
+    let mut d = op;
+    loop {
+        out[d..d + 16].copy_from_slice(&pat);
+        d += step;
+        if d >= end {
+            return;
+        }
+    }
+}
+
+/// Copies `len` bytes from `out[op - offset..]` to `out[op..]` with LZ4's
+/// forward semantics (an overlapping source repeats the last `offset` bytes).
+/// The caller guarantees `offset <= op` and `op + len <= out.len()`.
+#[inline(always)]
+fn copy_match(out: &mut [u8], op: usize, offset: usize, len: usize) {
+    let src = op - offset;
+    let end = op + len;
+    if end + 16 <= out.len() {
+        // Chunks may overrun `end` by up to 15 bytes: that space exists and is
+        // rewritten by the following sequences.
+        if len > 64 {
+            // Long match: whole-block copies (memmove) beat chunk loops. An
+            // overlapping source holds a repeating pattern; copying from
+            // `src` to a distance that is a multiple of the period keeps the
+            // phase, and each copy doubles the span to copy from.
+            let mut d = op;
+            while d < end {
+                let n = (d - src).min(end - d);
+                out.copy_within(src..src + n, d);
+                d += n;
+            }
+            return;
+        }
+        if offset >= 16 {
+            let (mut s, mut d) = (src, op);
+            loop {
+                out.copy_within(s..s + 16, d);
+                d += 16;
+                s += 16;
+                if d >= end {
+                    return;
+                }
+            }
+        }
+        copy_short_period(out, op, offset, end);
+        return;
+    }
+    // Near the end of the output: exact copies only.
+    if offset >= len {
+        out.copy_within(src..src + len, op);
+    } else {
+        // The region already written holds whole periods; double it each step.
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(op + done - src);
+            out.copy_within(src..src + n, op + done);
+            done += n;
+        }
+    }
+}
+
+/// Copies a match of `ml` bytes at distance `offset` to `out[op..]`,
+/// reaching into `dict` (the bytes before `out`) when `DICT`. Returns the new
+/// output position, `None` when the match is invalid or does not fit.
+#[inline(always)]
+fn do_match<const DICT: bool>(
+    out: &mut [u8],
+    mut op: usize,
+    offset: usize,
+    mut ml: usize,
+    dict: &[u8],
+) -> Option<usize> {
+    if offset == 0 || ml > out.len() - op {
+        return None;
+    }
+    if offset > op {
+        if !DICT {
+            return None;
+        }
+        // The match starts in the dictionary and may run on into `out`.
+        let back = offset - op;
+        if back > dict.len() {
+            return None;
+        }
+        let from = dict.len() - back;
+        let n = ml.min(back);
+        out[op..op + n].copy_from_slice(&dict[from..from + n]);
+        op += n;
+        ml -= n;
+        if ml == 0 {
+            return Some(op);
+        }
+    }
+    copy_match(out, op, offset, ml);
+    Some(op + ml)
+}
+
+/// Decodes one block `src` into `out`, with `dict` as the bytes preceding
+/// `out` (when `DICT`). `None` on malformed input or when `out` is too small.
+pub(crate) fn decode<const DICT: bool>(src: &[u8], out: &mut [u8], dict: &[u8]) -> Option<usize> {
+    let iend = src.len();
+    let oend = out.len();
+    let mut ip = 0usize;
+    let mut op = 0usize;
+    loop {
+        // Every path below leaves `ip < iend` or returns, except the first
+        // iteration on an empty input (not a block: C refuses it too).
+        let token = *src.get(ip)?;
+        ip += 1;
+        let mut lit = (token >> 4) as usize;
+        let mut ml = (token & 15) as usize;
+        if lit < 15 && ip + 18 <= iend && op + 48 <= oend {
+            // The common sequence: the literal length fits in the token and
+            // both buffers have room for fixed-size copies (16 bytes of
+            // literals, up to 32 of a short match), so no length-dependent
+            // branching is needed. It cannot be the block's last sequence:
+            // that one ends the input.
+            //
+            // One bounds check covers everything read here: the literals
+            // (under 15) and the offset lie within these 18 bytes.
+            let seq: &[u8; 18] = src[ip..ip + 18].try_into().expect("18 bytes");
+            out[op..op + 16].copy_from_slice(&seq[..16]);
+            let offset = u16::from_le_bytes([seq[lit], seq[lit + 1]]) as usize;
+            ip += lit + 2;
+            op += lit;
+            if ml < 15 {
+                ml += MIN_MATCH;
+                if offset >= 16 && offset <= op {
+                    // Chunks no longer than the distance never overlap
+                    // themselves; a later chunk may read what an earlier one
+                    // wrote, as LZ4 wants.
+                    let m = op - offset;
+                    out.copy_within(m..m + 16, op);
+                    out.copy_within(m + 16..m + 32, op + 16);
+                    op += ml;
+                } else if offset >= 8 && offset <= op {
+                    let m = op - offset;
+                    out.copy_within(m..m + 8, op);
+                    out.copy_within(m + 8..m + 16, op + 8);
+                    out.copy_within(m + 16..m + 24, op + 16);
+                    op += ml;
+                } else if offset != 0 && offset <= op {
+                    copy_short_period(out, op, offset, op + ml);
+                    op += ml;
+                } else {
+                    op = do_match::<DICT>(out, op, offset, ml, dict)?;
+                }
+                continue;
+            }
+            ml = ml.saturating_add(read_len_ext(src, &mut ip)?);
+            op = do_match::<DICT>(out, op, offset, ml.saturating_add(MIN_MATCH), dict)?;
+            if ip >= iend {
+                return None;
+            }
+            continue;
+        }
+        // Literals.
+        if lit == 15 {
+            lit = lit.saturating_add(read_len_ext(src, &mut ip)?);
+        }
+        if lit > iend - ip || lit > oend - op {
+            return None;
+        }
+        if lit <= 16 && ip + 16 <= iend && op + 16 <= oend {
+            out[op..op + 16].copy_from_slice(&src[ip..ip + 16]);
+        } else {
+            out[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
+        }
+        ip += lit;
+        op += lit;
+        if ip == iend {
+            // Only the final sequence may end after its literals.
+            return Some(op);
+        }
+        // Match.
+        if iend - ip < 2 {
+            return None;
+        }
+        let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
+        ip += 2;
+        if ml == 15 {
+            ml = ml.saturating_add(read_len_ext(src, &mut ip)?);
+        }
+        op = do_match::<DICT>(out, op, offset, ml.saturating_add(MIN_MATCH), dict)?;
+        if ip >= iend {
+            // A block must end with literals.
+            return None;
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The fast LZ4 compressor: a single-probe hash table and greedy parsing, the
+//! classic LZ4 scheme, including its `acceleration` knob (the probing step
+//! starts at `acceleration` bytes and grows by one every 64 misses, so larger
+//! values skip incompressible regions sooner at the cost of missed matches).
+
+use super::block::{
+    count_backward, count_forward, read_u32, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_INPUT,
+    MIN_MATCH,
+};
+
+/// Misses before the probing step grows by one (as LZ4's `LZ4_skipTrigger`).
+const SKIP_TRIGGER: u32 = 6;
+
+/// Position table keyed by a hash of the bytes at a position.
+trait Table {
+    /// Hash of the bytes at `pos` (needs 8 readable bytes there).
+    fn hash(buf: &[u8], pos: usize) -> usize;
+    fn get(&self, h: usize) -> usize;
+    fn put(&mut self, h: usize, pos: usize);
+    /// Whether `cand` (a value from this table) can be referenced from `cur`.
+    fn in_reach(cand: usize, cur: usize) -> bool;
+}
+
+/// log2 of the entries of [`SmallTable`].
+const SMALL_LOG: u32 = 13;
+/// log2 of the entries of [`LargeTable`].
+const LARGE_LOG: u32 = 12;
+
+/// 16-bit positions for buffers of at most 64 KiB: twice the entries of
+/// [`LargeTable`] in the same 16 KiB (as LZ4's `byU16` mode), and no distance
+/// check needed since every position is within reach.
+struct SmallTable([u16; 1 << SMALL_LOG]);
+
+impl Table for SmallTable {
+    #[inline(always)]
+    fn hash(buf: &[u8], pos: usize) -> usize {
+        (read_u32(buf, pos).wrapping_mul(2_654_435_761) >> (32 - SMALL_LOG)) as usize
+    }
+    #[inline(always)]
+    fn get(&self, h: usize) -> usize {
+        self.0[h] as usize
+    }
+    #[inline(always)]
+    fn put(&mut self, h: usize, pos: usize) {
+        self.0[h] = pos as u16;
+    }
+    #[inline(always)]
+    fn in_reach(_cand: usize, _cur: usize) -> bool {
+        true
+    }
+}
+
+/// 32-bit positions for larger buffers; hashes 5 bytes, which separates
+/// candidates better than 4 on 64-bit loads (as LZ4's `byU32` mode).
+struct LargeTable([u32; 1 << LARGE_LOG]);
+
+impl Table for LargeTable {
+    #[inline(always)]
+    fn hash(buf: &[u8], pos: usize) -> usize {
+        ((read_u64(buf, pos) << 24).wrapping_mul(889_523_592_379) >> (64 - LARGE_LOG)) as usize
+    }
+    #[inline(always)]
+    fn get(&self, h: usize) -> usize {
+        self.0[h] as usize
+    }
+    #[inline(always)]
+    fn put(&mut self, h: usize, pos: usize) {
+        self.0[h] = pos as u32;
+    }
+    #[inline(always)]
+    fn in_reach(cand: usize, cur: usize) -> bool {
+        cur - cand <= MAX_DISTANCE
+    }
+}
+
+/// Compresses `buf[start..]` as one block; `buf[..start]` is a prefix
+/// (dictionary) that matches may reference. Returns 0 when `out` is too small.
+pub(crate) fn compress(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
+    // 16-bit positions need every position (including the prefix) < 65536.
+    if buf.len() <= 1 << 16 {
+        let mut t = SmallTable([0; 1 << SMALL_LOG]);
+        run(&mut t, buf, start, acceleration, out)
+    } else {
+        let mut t = LargeTable([0; 1 << LARGE_LOG]);
+        run(&mut t, buf, start, acceleration, out)
+    }
+}
+
+#[inline(always)]
+fn run<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
+    let mut w = Writer::new(out);
+    match body(t, buf, start, acceleration, &mut w) {
+        Some(()) => w.len(),
+        None => 0,
+    }
+}
+
+#[inline(always)]
+fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mut Writer<'_>) -> Option<()> {
+    let end = buf.len();
+    if end - start < MIN_INPUT {
+        return w.last_literals(&buf[start..]);
+    }
+    // Seed the table with the prefix. Every third position, as LZ4_loadDict
+    // does: cheap, and later (closer) positions overwrite earlier ones anyway.
+    let mut p = start.saturating_sub(MAX_DISTANCE);
+    while p + MIN_MATCH <= start {
+        t.put(T::hash(buf, p), p);
+        p += 3;
+    }
+    // Probing stops once the next probe would be past here (a match may not
+    // start in the last MF_LIMIT bytes), and matches stop before the last
+    // literals.
+    let probe_limit = end - MF_LIMIT + 1;
+    let match_limit = end - LAST_LITERALS;
+
+    let mut anchor = start;
+    let mut ip = start;
+    if start == 0 {
+        // Nothing precedes the first byte, so it cannot start a match.
+        t.put(T::hash(buf, 0), 0);
+        ip = 1;
+    }
+    let mut fwd_h = T::hash(buf, ip);
+
+    'search: loop {
+        // Probe forward until the 4 bytes at `ip` equal those at a candidate.
+        let mut cand;
+        let mut fwd_ip = ip;
+        let mut step = 1usize;
+        let mut attempts = acceleration << SKIP_TRIGGER;
+        loop {
+            let h = fwd_h;
+            ip = fwd_ip;
+            fwd_ip += step;
+            step = (attempts >> SKIP_TRIGGER) as usize;
+            attempts += 1;
+            if fwd_ip > probe_limit {
+                break 'search;
+            }
+            cand = t.get(h);
+            fwd_h = T::hash(buf, fwd_ip);
+            t.put(h, ip);
+            if T::in_reach(cand, ip) && read_u32(buf, cand) == read_u32(buf, ip) {
+                break;
+            }
+        }
+        // Extend the match backward over pending literals.
+        let back = count_backward(buf, cand, ip, anchor, 0);
+        ip -= back;
+        cand -= back;
+
+        loop {
+            let ml = MIN_MATCH + count_forward(buf, cand + MIN_MATCH, ip + MIN_MATCH, match_limit);
+            w.sequence(buf, anchor, ip - anchor, ip - cand, ml)?;
+            ip += ml;
+            anchor = ip;
+            if ip >= probe_limit {
+                break 'search;
+            }
+            // Cheap refill: remember a position inside the match, then try
+            // the position right after it before going back to probing.
+            t.put(T::hash(buf, ip - 2), ip - 2);
+            let h = T::hash(buf, ip);
+            cand = t.get(h);
+            t.put(h, ip);
+            if !(T::in_reach(cand, ip) && read_u32(buf, cand) == read_u32(buf, ip)) {
+                break;
+            }
+        }
+        ip += 1;
+        fwd_h = T::hash(buf, ip);
+    }
+    w.last_literals(&buf[anchor..])
+}
