@@ -33,13 +33,27 @@ impl Context {
     /// A compression context.
     pub fn compressor(cparams: CParams) -> Context {
         let n = cparams.nthreads.max(1) as usize;
-        Context { mode: Mode::Compress, cparams, dparams: DParams::default(), pool: Pool::new(n), maskout: None, nchunk: -1 }
+        Context {
+            mode: Mode::Compress,
+            cparams,
+            dparams: DParams::default(),
+            pool: Pool::new(n),
+            maskout: None,
+            nchunk: -1,
+        }
     }
 
     /// A decompression context.
     pub fn decompressor(dparams: DParams) -> Context {
         let n = dparams.nthreads.max(1) as usize;
-        Context { mode: Mode::Decompress, cparams: CParams::default(), dparams, pool: Pool::new(n), maskout: None, nchunk: -1 }
+        Context {
+            mode: Mode::Decompress,
+            cparams: CParams::default(),
+            dparams,
+            pool: Pool::new(n),
+            maskout: None,
+            nchunk: -1,
+        }
     }
 
     /// Compression or decompression.
@@ -88,6 +102,11 @@ impl Context {
         self.maskout = Some(maskout);
     }
 
+    /// Forget a maskout set with [`Context::set_maskout`].
+    pub fn clear_maskout(&mut self) {
+        self.maskout = None;
+    }
+
     /// Decompress a chunk into `dest`. Returns the bytes written.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         if self.mode != Mode::Decompress {
@@ -95,25 +114,41 @@ impl Context {
         }
         self.sync_threads();
         let mask = self.maskout.take();
-        let opts = DecodeOptions { postfilter: self.dparams.postfilter.as_ref(), maskout: mask.as_deref(), nchunk: self.nchunk };
+        let opts = DecodeOptions {
+            postfilter: self.dparams.postfilter.as_ref(),
+            maskout: mask.as_deref(),
+            nchunk: self.nchunk,
+        };
         chunk::decompress(src, dest, &mut self.pool, &opts)
     }
 
     fn decode_opts(&self) -> DecodeOptions<'_> {
-        DecodeOptions { postfilter: self.dparams.postfilter.as_ref(), maskout: None, nchunk: self.nchunk }
+        DecodeOptions {
+            postfilter: self.dparams.postfilter.as_ref(),
+            maskout: None,
+            nchunk: self.nchunk,
+        }
     }
 
     /// Items `start..start+nitems` of a chunk into `dest`.
     pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dest: &mut [u8]) -> Result<usize> {
         let post = self.dparams.postfilter.clone();
-        let opts = DecodeOptions { postfilter: post.as_ref(), maskout: None, nchunk: self.nchunk };
+        let opts = DecodeOptions {
+            postfilter: post.as_ref(),
+            maskout: None,
+            nchunk: self.nchunk,
+        };
         chunk::getitem(src, start, nitems, dest, self.pool.serial_scratch(), &opts)
     }
 
     /// Bytes `start..start+nbytes` of a chunk into `dest`.
     pub fn getitem_bytes(&mut self, src: &[u8], start: i64, nbytes: i64, dest: &mut [u8]) -> Result<usize> {
         let post = self.dparams.postfilter.clone();
-        let opts = DecodeOptions { postfilter: post.as_ref(), maskout: None, nchunk: self.nchunk };
+        let opts = DecodeOptions {
+            postfilter: post.as_ref(),
+            maskout: None,
+            nchunk: self.nchunk,
+        };
         chunk::getitem_bytes(src, start, nbytes, dest, self.pool.serial_scratch(), &opts)
     }
 

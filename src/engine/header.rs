@@ -3,8 +3,8 @@
 //! extended headers (versions 3-6).
 
 use super::constants::{
-    blosc2_flags, blosc2_flags2, codec, codec_format, filter, flags, special, version,
-    EXTENDED_HEADER_LENGTH, MAX_FILTERS, MIN_HEADER_LENGTH,
+    blosc2_flags, blosc2_flags2, codec, codec_format, filter, flags, special, version, EXTENDED_HEADER_LENGTH,
+    MAX_FILTERS, MIN_HEADER_LENGTH,
 };
 use super::error::{Error, Result};
 
@@ -68,11 +68,9 @@ impl ChunkHeader {
             blosc2_flags: 0,
             header_len: MIN_HEADER_LENGTH,
         };
-        if ver == 0 || ver > version::LATEST {
-            // 3.3.5 ignores flags2 bits it does not know only for newer
-            // versions; we refuse any version we do not understand.
-            return Err(Error::VersionSupport);
-        }
+        // Like 3.3.5, the version byte alone does not reject a chunk: a
+        // newer version is refused only when it uses flags2 bits we do not
+        // know (checked by the decoder).
         let extended = fl & flags::EXTENDED_HEADER == flags::EXTENDED_HEADER;
         let format = fl >> 5;
         if extended {
@@ -196,6 +194,15 @@ impl ChunkHeader {
         dst[31] = self.blosc2_flags;
     }
 
+    /// Serialize the header in its own layout (16 or 32 bytes).
+    pub fn write(&self, dst: &mut [u8]) {
+        if self.is_extended() {
+            self.write_extended(dst);
+        } else {
+            self.write_blosc1(dst);
+        }
+    }
+
     /// Serialize a Blosc1 (16-byte) header into the first 16 bytes of `dst`.
     pub fn write_blosc1(&self, dst: &mut [u8]) {
         dst[0] = self.version;
@@ -224,7 +231,9 @@ pub fn codec_format_of(compcode: u8) -> u8 {
 
 /// Read a little-endian i32 at `off`, or fail if it is out of bounds.
 pub fn read_i32(src: &[u8], off: usize) -> Result<i32> {
-    let b = src.get(off..off.checked_add(4).ok_or(Error::ReadBuffer)?).ok_or(Error::ReadBuffer)?;
+    let b = src
+        .get(off..off.checked_add(4).ok_or(Error::ReadBuffer)?)
+        .ok_or(Error::ReadBuffer)?;
     Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 

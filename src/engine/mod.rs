@@ -7,6 +7,8 @@ pub mod context;
 pub mod cpu;
 pub mod error;
 pub mod filters;
+pub mod frame;
 pub mod header;
 pub mod params;
+pub mod schunk;
 pub mod threads;

@@ -78,6 +78,23 @@ pub struct CParams {
     pub instr_codec: bool,
     /// Optional prefilter run on each block before the filters.
     pub prefilter: Option<Prefilter>,
+    /// Which chunk header to write.
+    pub header_format: HeaderFormat,
+}
+
+/// The chunk header layout a compression writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderFormat {
+    /// The 32-byte Blosc2 extended header (what 3.3.5 writes by default).
+    Extended,
+    /// A 16-byte Blosc1 header with this version byte: 5 is what 3.3.5
+    /// writes under `BLOSC_BLOSC1_COMPAT`, 2 is what c-blosc 1.x writes.
+    /// Only shuffle, bitshuffle and delta can be expressed; no runs, no
+    /// dictionaries.
+    Blosc1 {
+        /// The version byte to write.
+        version: u8,
+    },
 }
 
 impl Default for CParams {
@@ -96,6 +113,7 @@ impl Default for CParams {
             filters_meta: [0; MAX_FILTERS],
             instr_codec: false,
             prefilter: None,
+            header_format: HeaderFormat::Extended,
         }
     }
 }
@@ -130,12 +148,18 @@ pub struct DParams {
 impl Default for DParams {
     /// `BLOSC2_DPARAMS_DEFAULTS`.
     fn default() -> Self {
-        DParams { nthreads: 1, typesize: 8, postfilter: None }
+        DParams {
+            nthreads: 1,
+            typesize: 8,
+            postfilter: None,
+        }
     }
 }
 
 impl std::fmt::Debug for DParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DParams").field("nthreads", &self.nthreads).finish_non_exhaustive()
+        f.debug_struct("DParams")
+            .field("nthreads", &self.nthreads)
+            .finish_non_exhaustive()
     }
 }

@@ -29,7 +29,12 @@ impl WorkerScratch {
     /// Make sure every buffer holds at least `n` bytes (`d` twice that:
     /// a prefilter/postfilter gets an output and a scratch area).
     pub fn reserve(&mut self, n: usize) {
-        for (v, want) in [(&mut self.a, n), (&mut self.b, n), (&mut self.c, n), (&mut self.d, 2 * n)] {
+        for (v, want) in [
+            (&mut self.a, n),
+            (&mut self.b, n),
+            (&mut self.c, n),
+            (&mut self.d, 2 * n),
+        ] {
             if v.len() < want {
                 v.resize(want, 0);
             }
@@ -48,7 +53,11 @@ impl Pool {
     /// A pool for `nthreads` workers (threads are started on first use).
     pub fn new(nthreads: usize) -> Pool {
         let nthreads = nthreads.max(1);
-        Pool { nthreads, pool: None, scratch: (0..nthreads).map(|_| WorkerScratch::default()).collect() }
+        Pool {
+            nthreads,
+            pool: None,
+            scratch: (0..nthreads).map(|_| WorkerScratch::default()).collect(),
+        }
     }
 
     /// Number of workers.

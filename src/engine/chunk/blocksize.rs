@@ -11,14 +11,7 @@ const MAX_STREAMS: i32 = 16;
 const CODEC_OPENZL: u8 = 38;
 
 /// Should blocks of `blocksize` bytes be split into `typesize` streams?
-pub fn split_block(
-    mode: i32,
-    compcode: u8,
-    clevel: u8,
-    has_shuffle: bool,
-    typesize: i32,
-    blocksize: i32,
-) -> bool {
+pub fn split_block(mode: i32, compcode: u8, clevel: u8, has_shuffle: bool, typesize: i32, blocksize: i32) -> bool {
     match mode {
         splitmode::ALWAYS => return true,
         splitmode::NEVER => return false,
@@ -27,8 +20,7 @@ pub fn split_block(
     if compcode == CODEC_OPENZL || typesize <= 0 {
         return false;
     }
-    let fast_codec =
-        compcode == codec::BLOSCLZ || compcode == codec::LZ4 || (compcode == codec::ZSTD && clevel <= 5);
+    let fast_codec = compcode == codec::BLOSCLZ || compcode == codec::LZ4 || (compcode == codec::ZSTD && clevel <= 5);
     fast_codec && has_shuffle && typesize <= MAX_STREAMS && blocksize / typesize >= MIN_BUFFERSIZE as i32
 }
 

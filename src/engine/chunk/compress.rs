@@ -5,13 +5,13 @@
 
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
-    blosc2_flags, codec, flags, special, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
-    MAX_DICT_SIZE, MAX_TYPESIZE, MAX_TYPESIZE_PARAM, MIN_BUFFERSIZE, MIN_USEFUL_DICT,
+    blosc2_flags, codec, flags, special, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_TYPESIZE,
+    MAX_TYPESIZE_PARAM, MIN_BUFFERSIZE, MIN_HEADER_LENGTH, MIN_USEFUL_DICT,
 };
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{codec_format_of, ChunkHeader};
-use crate::engine::params::{CParams, PrefilterArgs};
+use crate::engine::params::{CParams, HeaderFormat, PrefilterArgs};
 use crate::engine::threads::{Pool, WorkerScratch};
 
 use super::blocksize::{compute_blocksize, split_block};
@@ -27,12 +27,18 @@ pub(crate) struct Plan<'a> {
     pub split: bool,
     pub spec: FilterSpec,
     pub nchunk: i64,
+    /// Header length: 32, or 16 for Blosc1 headers.
+    pub hl: usize,
 }
 
 impl Plan<'_> {
     fn block_range(&self, j: usize) -> (usize, usize) {
         let start = j * self.blocksize;
-        let len = if j + 1 == self.nblocks && self.leftover > 0 { self.leftover } else { self.blocksize };
+        let len = if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        };
         (start, len)
     }
 
@@ -75,7 +81,11 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
     if cp.compcode >= codec::LAST && cp.compcode < codec::GLOBAL_REGISTERED_START {
         return Err(Error::CodecSupport(cp.compcode));
     }
-    Ok(if cp.typesize > MAX_TYPESIZE { 1 } else { cp.typesize as usize })
+    Ok(if cp.typesize > MAX_TYPESIZE {
+        1
+    } else {
+        cp.typesize as usize
+    })
 }
 
 /// Compress `src` into `dest` with `cp`. Returns the chunk size, or 0 when
@@ -83,11 +93,17 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
 pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
     let typesize = checked_typesize(cp, src.len(), dest.len())?;
     let nbytes = src.len();
-    let spec = FilterSpec { filters: cp.filters, meta: cp.filters_meta, typesize, chunk_version: version::BLOSC2_STABLE };
+    let spec = FilterSpec {
+        filters: cp.filters,
+        meta: cp.filters_meta,
+        typesize,
+        chunk_version: version::BLOSC2_STABLE,
+    };
+    // 3.3.5 tunes the block size before capping typesizes above 255 to 1.
     let bs = compute_blocksize(
         cp.compcode,
         cp.clevel,
-        typesize as i32,
+        cp.typesize,
         nbytes as i32,
         cp.blocksize,
         cp.splitmode,
@@ -95,11 +111,34 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
     ) as usize;
     let nblocks = nbytes.div_ceil(bs).max(if nbytes == 0 { 0 } else { 1 });
     let leftover = if bs > 0 { nbytes % bs } else { 0 };
-    let split = split_block(cp.splitmode, cp.compcode, cp.clevel, spec.has_shuffle(), typesize as i32, bs as i32);
-    let plan = Plan { cp, src, typesize, blocksize: bs, nblocks, leftover, split, spec, nchunk };
+    let split = split_block(
+        cp.splitmode,
+        cp.compcode,
+        cp.clevel,
+        spec.has_shuffle(),
+        typesize as i32,
+        bs as i32,
+    );
+    let (hl, hversion) = match cp.header_format {
+        HeaderFormat::Extended => (EXTENDED_HEADER_LENGTH, version::BLOSC2_STABLE),
+        HeaderFormat::Blosc1 { version } => (MIN_HEADER_LENGTH, version),
+    };
+    let extended = hl == EXTENDED_HEADER_LENGTH;
+    let plan = Plan {
+        cp,
+        src,
+        typesize,
+        blocksize: bs,
+        nblocks,
+        leftover,
+        split,
+        spec,
+        nchunk,
+        hl,
+    };
 
     let mut hdr = ChunkHeader {
-        version: version::BLOSC2_STABLE,
+        version: hversion,
         versionlz: 1,
         flags: flags::EXTENDED_HEADER,
         typesize: typesize as u8,
@@ -112,17 +151,24 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         compcode_meta: cp.compcode_meta,
         blosc2_flags2: 0,
         blosc2_flags: 0,
-        header_len: EXTENDED_HEADER_LENGTH,
+        header_len: hl,
     };
-    let memcpy_from_start = cp.clevel == 0
-        || nbytes < MIN_BUFFERSIZE
-        || EXTENDED_HEADER_LENGTH + 4 * nblocks > dest.len();
+    let memcpy_from_start = cp.clevel == 0 || nbytes < MIN_BUFFERSIZE || hl + 4 * nblocks > dest.len();
+    let base_flags = if extended { flags::EXTENDED_HEADER } else { 0 };
     if memcpy_from_start {
-        return store_memcpyed(&mut hdr, flags::EXTENDED_HEADER | flags::MEMCPYED, &plan, dest, pool);
+        return store_memcpyed(&mut hdr, base_flags | flags::MEMCPYED, &plan, dest, pool);
     }
-    // Header flags for a compressed chunk; shuffle/bitshuffle are implied
-    // by the extended-header marker bits.
-    let mut hflags = flags::EXTENDED_HEADER;
+    // Header flags for a compressed chunk. Extended headers keep the
+    // filters in bytes 16-29; Blosc1 headers signal them here.
+    let mut hflags = base_flags;
+    if !extended {
+        if spec.filters.contains(&crate::engine::constants::filter::SHUFFLE) {
+            hflags |= flags::DOSHUFFLE;
+        }
+        if spec.filters.contains(&crate::engine::constants::filter::BITSHUFFLE) {
+            hflags |= flags::DOBITSHUFFLE;
+        }
+    }
     if spec.has_delta() {
         hflags |= flags::DODELTA;
     }
@@ -132,7 +178,7 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
     hflags |= codec_format_of(cp.compcode) << 5;
     hdr.flags = hflags;
 
-    let n = if cp.use_dict {
+    let n = if cp.use_dict && extended {
         compress_with_dict(&plan, &mut hdr, dest, pool)?
     } else {
         encode_blocks(&plan, &hdr, dest, pool, None)?
@@ -146,17 +192,33 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
 
 /// Store `src` uncompressed after the header (the prefilter, if any, still
 /// runs on each block).
-fn store_memcpyed(hdr: &mut ChunkHeader, hflags: u8, plan: &Plan<'_>, dest: &mut [u8], pool: &mut Pool) -> Result<usize> {
+fn store_memcpyed(
+    hdr: &mut ChunkHeader,
+    hflags: u8,
+    plan: &Plan<'_>,
+    dest: &mut [u8],
+    pool: &mut Pool,
+) -> Result<usize> {
     let nbytes = plan.src.len();
-    let total = EXTENDED_HEADER_LENGTH + nbytes;
+    let total = plan.hl + nbytes;
     if total > dest.len() {
         return Ok(0);
     }
     hdr.flags = hflags;
     hdr.blosc2_flags &= !blosc2_flags::USEDICT;
     hdr.cbytes = total as i32;
-    hdr.write_extended(dest);
-    let body = &mut dest[EXTENDED_HEADER_LENGTH..total];
+    // 3.3.5 records the requested block size (clamped to nbytes) rather
+    // than the one it used; for a memcpyed chunk the block size does not
+    // affect decoding, so match its bytes.
+    if plan.cp.blocksize > 0 {
+        hdr.blocksize = if nbytes > 0 {
+            plan.cp.blocksize.min(nbytes as i32)
+        } else {
+            plan.cp.blocksize
+        };
+    }
+    hdr.write(dest);
+    let body = &mut dest[plan.hl..total];
     match &plan.cp.prefilter {
         None => body.copy_from_slice(plan.src),
         Some(pf) => {
@@ -190,9 +252,15 @@ fn block_bound(bsize: usize, nstreams: usize) -> usize {
 
 /// Encode every block after the header (and dict section, if any) and
 /// finish the header. Returns 0 when the result does not fit in `dest`.
-fn encode_blocks(plan: &Plan<'_>, hdr: &ChunkHeader, dest: &mut [u8], pool: &mut Pool, dict: Option<&[u8]>) -> Result<usize> {
+fn encode_blocks(
+    plan: &Plan<'_>,
+    hdr: &ChunkHeader,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    dict: Option<&[u8]>,
+) -> Result<usize> {
     let nblocks = plan.nblocks;
-    let bstarts_at = EXTENDED_HEADER_LENGTH;
+    let bstarts_at = plan.hl;
     let mut pos = bstarts_at + 4 * nblocks;
     if let Some(d) = dict {
         if pos + 4 + d.len() > dest.len() {
@@ -246,14 +314,14 @@ fn encode_blocks(plan: &Plan<'_>, hdr: &ChunkHeader, dest: &mut [u8], pool: &mut
         h.blosc2_flags |= blosc2_flags::USEDICT;
     }
     // A chunk whose streams are all zero runs collapses into a header.
-    if dict.is_none() && pos == data_start + 4 * plan.total_streams() {
+    if h.is_extended() && dict.is_none() && pos == data_start + 4 * plan.total_streams() {
         h.blosc2_flags |= special::ZERO << blosc2_flags::SPECIAL_SHIFT;
         h.cbytes = EXTENDED_HEADER_LENGTH as i32;
         h.write_extended(dest);
         return Ok(EXTENDED_HEADER_LENGTH);
     }
     h.cbytes = pos as i32;
-    h.write_extended(dest);
+    h.write(dest);
     Ok(pos)
 }
 
@@ -264,7 +332,9 @@ fn is_run(s: &[u8]) -> bool {
         Some(&x) => {
             let word = u64::from_ne_bytes([x; 8]);
             let mut it = s.chunks_exact(8);
-            let body = it.by_ref().all(|c| u64::from_ne_bytes(c.try_into().unwrap_or([!x; 8])) == word);
+            let body = it
+                .by_ref()
+                .all(|c| u64::from_ne_bytes(c.try_into().unwrap_or([!x; 8])) == word);
             body && it.remainder().iter().all(|&b| b == x)
         }
     }
@@ -305,7 +375,11 @@ fn filter_block<'w>(
     if !plan.spec.any_forward() {
         return Ok(input);
     }
-    let dref = if j == 0 { None } else { Some(&plan.src[..plan.blocksize.min(plan.src.len())]) };
+    let dref = if j == 0 {
+        None
+    } else {
+        Some(&plan.src[..plan.blocksize.min(plan.src.len())])
+    };
     filters::forward(&plan.spec, input, dref, a, b)
 }
 
@@ -343,7 +417,8 @@ fn encode_streams(
         }
         let csize_at = pos;
         pos += 4;
-        if is_run(stream) {
+        // Run encodings exist only in extended headers.
+        if plan.hl == EXTENDED_HEADER_LENGTH && is_run(stream) {
             let v = stream.first().copied().unwrap_or(0);
             out[csize_at..csize_at + 4].copy_from_slice(&(-i32::from(v)).to_le_bytes());
             if v != 0 {

@@ -4,13 +4,13 @@
 
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
-    blosc2_flags2, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
-    MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
+    blosc2_flags2, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE, MAX_TYPESIZE_PARAM,
+    MIN_HEADER_LENGTH,
 };
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
-use crate::engine::params::{PostfilterArgs, Postfilter};
+use crate::engine::params::{Postfilter, PostfilterArgs};
 use crate::engine::threads::{Pool, WorkerScratch};
 
 /// Optional behaviour of a decompression call.
@@ -32,6 +32,12 @@ pub fn read_header(src: &[u8]) -> Result<ChunkHeader> {
     }
     let cbytes = read_i32(src, 12)?;
     if cbytes < MIN_HEADER_LENGTH as i32 {
+        return Err(Error::InvalidHeader);
+    }
+    // An extended header must claim room for itself before the buffer
+    // length is looked at (3.3.5's order of checks, hence its codes).
+    let fl = src[2];
+    if fl & 0x05 == 0x05 && cbytes < EXTENDED_HEADER_LENGTH as i32 {
         return Err(Error::InvalidHeader);
     }
     let mut h = ChunkHeader::parse(src)?;
@@ -118,11 +124,24 @@ impl<'a> Chunk<'a> {
             typesize: hdr.effective_typesize(),
             chunk_version: hdr.version,
         };
-        let mut chunk = Chunk { hdr, src, nblocks, blocksize, leftover, spec, special, memcpyed, dict: None, vl: Vec::new() };
-        if chunk.hdr.nbytes == 0 || special != 0 || memcpyed {
+        let mut chunk = Chunk {
+            hdr,
+            src,
+            nblocks,
+            blocksize,
+            leftover,
+            spec,
+            special,
+            memcpyed,
+            dict: None,
+            vl: Vec::new(),
+        };
+        if (chunk.hdr.nbytes == 0 && !chunk.hdr.vl_blocks()) || special != 0 || memcpyed {
             return Ok(chunk);
         }
-        let bstarts_end = hl.checked_add(nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?).ok_or(Error::InvalidHeader)?;
+        let bstarts_end = hl
+            .checked_add(nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?)
+            .ok_or(Error::InvalidHeader)?;
         if bstarts_end > i32::MAX as usize {
             return Err(Error::InvalidHeader);
         }
@@ -186,7 +205,11 @@ fn vl_layout(chunk: &Chunk<'_>, bstarts_end: usize) -> Result<Vec<(usize, usize,
     let mut prev = 0usize;
     for i in 0..chunk.nblocks {
         let b = read_i32(chunk.src, chunk.hdr.header_len + 4 * i)?;
-        let next = if i + 1 < chunk.nblocks { read_i32(chunk.src, chunk.hdr.header_len + 4 * (i + 1))? } else { cbytes as i32 };
+        let next = if i + 1 < chunk.nblocks {
+            read_i32(chunk.src, chunk.hdr.header_len + 4 * (i + 1))?
+        } else {
+            cbytes as i32
+        };
         if b < 0 || next < 0 {
             return Err(Error::InvalidHeader);
         }
@@ -272,7 +295,11 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
         return Ok(());
     }
     let leftover_block = j + 1 == chunk.nblocks && chunk.leftover > 0;
-    let nstreams = if !chunk.hdr.dont_split() && !leftover_block { chunk.spec.typesize } else { 1 };
+    let nstreams = if !chunk.hdr.dont_split() && !leftover_block {
+        chunk.spec.typesize
+    } else {
+        1
+    };
     let neblock = bsize / nstreams;
     if neblock == 0 {
         return Err(Error::WriteBuffer);
@@ -351,7 +378,15 @@ pub(crate) fn decode_block(
     }
 }
 
-fn run_postfilter(pf: &Postfilter, chunk: &Chunk<'_>, j: usize, input: &[u8], out: &mut [u8], ttmp: &mut [u8], nchunk: i64) -> Result<()> {
+fn run_postfilter(
+    pf: &Postfilter,
+    chunk: &Chunk<'_>,
+    j: usize,
+    input: &[u8],
+    out: &mut [u8],
+    ttmp: &mut [u8],
+    nchunk: i64,
+) -> Result<()> {
     let mut args = PostfilterArgs {
         input,
         output: out,
@@ -380,7 +415,12 @@ pub fn decompress(src: &[u8], dest: &mut [u8], pool: &mut Pool, opts: &DecodeOpt
 }
 
 /// Decode an opened chunk into `dest` (at least nbytes long).
-pub(crate) fn decompress_chunk(chunk: &Chunk<'_>, dest: &mut [u8], pool: &mut Pool, opts: &DecodeOptions<'_>) -> Result<usize> {
+pub(crate) fn decompress_chunk(
+    chunk: &Chunk<'_>,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    opts: &DecodeOptions<'_>,
+) -> Result<usize> {
     let nbytes = chunk.hdr.nbytes as usize;
     if let Some(m) = opts.maskout {
         if m.len() != chunk.nblocks {

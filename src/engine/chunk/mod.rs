@@ -31,3 +31,6 @@ pub fn cbuffer_validate(src: &[u8]) -> Result<i32> {
     }
     Ok(h.nbytes)
 }
+
+#[cfg(test)]
+mod tests;

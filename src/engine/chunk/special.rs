@@ -23,7 +23,13 @@ pub enum SpecialKind {
 /// Build a special chunk of `nbytes` into `dest`; returns its length.
 /// `value` is the repeated item for a repeated-value chunk (its length is
 /// the typesize), `None` for the other kinds.
-pub fn make_special(cp: &CParams, nbytes: i32, kind: Option<SpecialKind>, value: Option<&[u8]>, dest: &mut [u8]) -> Result<usize> {
+pub fn make_special(
+    cp: &CParams,
+    nbytes: i32,
+    kind: Option<SpecialKind>,
+    value: Option<&[u8]>,
+    dest: &mut [u8],
+) -> Result<usize> {
     let ts = cp.typesize;
     let total = EXTENDED_HEADER_LENGTH + value.map_or(0, |v| v.len());
     if dest.len() < total {
@@ -36,21 +42,32 @@ pub fn make_special(cp: &CParams, nbytes: i32, kind: Option<SpecialKind>, value:
     if !zeros_ok && nbytes % ts != 0 {
         return Err(Error::Data("nbytes must be a multiple of typesize"));
     }
-    let capped = checked_typesize(cp, nbytes as usize, dest.len())?;
+    // No data is compressed, so codec-specific checks (use_dict) do not apply.
+    let plain = CParams {
+        use_dict: false,
+        prefilter: None,
+        ..cp.clone()
+    };
+    let capped = checked_typesize(&plain, nbytes as usize, dest.len())?;
     let st = match (kind, value) {
         (Some(SpecialKind::Zeros), _) => special::ZERO,
-        (Some(SpecialKind::Nans), _) => {
-            if ts != 4 && ts != 8 {
-                return Err(Error::InvalidParam("NaN chunks need typesize 4 or 8"));
-            }
-            special::NAN
-        }
+        // Like 3.3.5, any typesize is accepted here; decoding NaNs of a
+        // typesize other than 4 or 8 fails.
+        (Some(SpecialKind::Nans), _) => special::NAN,
         (Some(SpecialKind::Uninit), _) => special::UNINIT,
         (None, Some(v)) if v.len() == ts as usize => special::VALUE,
         _ => return Err(Error::InvalidParam("repeated value length")),
     };
     let has_shuffle = cp.filters.contains(&crate::engine::constants::filter::SHUFFLE);
-    let bs = compute_blocksize(cp.compcode, cp.clevel, capped as i32, nbytes, cp.blocksize, cp.splitmode, has_shuffle);
+    let bs = compute_blocksize(
+        cp.compcode,
+        cp.clevel,
+        ts,
+        nbytes,
+        cp.blocksize,
+        cp.splitmode,
+        has_shuffle,
+    );
     let h = ChunkHeader {
         version: version::BLOSC2_STABLE,
         versionlz: 1,

@@ -4,8 +4,8 @@
 
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
-    blosc2_flags, blosc2_flags2, codec, flags, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
-    MAX_DICT_SIZE, MIN_USEFUL_DICT,
+    blosc2_flags, blosc2_flags2, codec, flags, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_DICT_SIZE,
+    MIN_USEFUL_DICT,
 };
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
@@ -27,7 +27,12 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
         return Err(Error::MaxBufsizeExceeded);
     }
     let typesize = checked_typesize(cp, total, dest.len())?;
-    let spec = FilterSpec { filters: cp.filters, meta: cp.filters_meta, typesize, chunk_version: version::BLOSC2_VL_BLOCKS };
+    let spec = FilterSpec {
+        filters: cp.filters,
+        meta: cp.filters_meta,
+        typesize,
+        chunk_version: version::BLOSC2_VL_BLOCKS,
+    };
     let nblocks = blocks.len();
     let maxlen = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
     let mut hdr = ChunkHeader {
@@ -97,7 +102,14 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
         let n = if cp.clevel == 0 {
             0
         } else {
-            codecs::compress_stream(cp.compcode, cp.clevel, f, &mut out[4..4 + blk.len()], dict.as_ref(), codec)?
+            codecs::compress_stream(
+                cp.compcode,
+                cp.clevel,
+                f,
+                &mut out[4..4 + blk.len()],
+                dict.as_ref(),
+                codec,
+            )?
         };
         let n = if n == 0 || n >= blk.len() {
             out[4..4 + blk.len()].copy_from_slice(f);
@@ -152,9 +164,14 @@ where
     for j in 0..chunk.nblocks {
         outs.push(alloc(chunk.block_len(j))?);
     }
-    let opts = DecodeOptions { nchunk: -1, ..Default::default() };
+    let opts = DecodeOptions {
+        nchunk: -1,
+        ..Default::default()
+    };
     let n = outs.len();
-    pool.run(n, outs.iter_mut().enumerate(), |(j, out), ws| decode_block(&chunk, j, out.as_mut(), None, &opts, ws))?;
+    pool.run(n, outs.iter_mut().enumerate(), |(j, out), ws| {
+        decode_block(&chunk, j, out.as_mut(), None, &opts, ws)
+    })?;
     Ok(outs)
 }
 
@@ -170,7 +187,10 @@ where
     }
     let j = nblock as usize;
     let mut out = alloc(chunk.block_len(j))?;
-    let opts = DecodeOptions { nchunk: -1, ..Default::default() };
+    let opts = DecodeOptions {
+        nchunk: -1,
+        ..Default::default()
+    };
     decode_block(&chunk, j, out.as_mut(), None, &opts, ws)?;
     Ok(out)
 }

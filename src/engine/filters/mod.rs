@@ -32,7 +32,9 @@ impl FilterSpec {
     /// True when some filter must be undone on decompression (TRUNC_PREC
     /// has nothing to undo).
     pub fn any_backward(&self) -> bool {
-        self.filters.iter().any(|&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
+        self.filters
+            .iter()
+            .any(|&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
     }
 
     /// True when the pipeline holds DELTA.
@@ -140,11 +142,17 @@ pub fn backward(
     delta_ref: Option<&[u8]>,
 ) -> Result<()> {
     let n = out.len();
-    let active: Vec<(u8, u8)> = (0..MAX_FILTERS)
-        .rev()
-        .map(|s| (spec.filters[s], spec.meta[s]))
-        .filter(|&(f, _)| f != filter::NOFILTER && f != filter::TRUNC_PREC)
-        .collect();
+    // Filters to undo, last slot first (a fixed array: this runs per block).
+    let mut slots = [(0u8, 0u8); MAX_FILTERS];
+    let mut nactive = 0;
+    for s in (0..MAX_FILTERS).rev() {
+        let f = spec.filters[s];
+        if f != filter::NOFILTER && f != filter::TRUNC_PREC {
+            slots[nactive] = (f, spec.meta[s]);
+            nactive += 1;
+        }
+    }
+    let active = &slots[..nactive];
     if active.is_empty() {
         out.copy_from_slice(&input[..n]);
         return Ok(());
@@ -154,8 +162,11 @@ pub fn backward(
     let mut in_tmp = false;
     let last = active.len() - 1;
     for (k, &(id, meta)) in active.iter().enumerate() {
-        let (cur, other): (&mut [u8], &mut [u8]) =
-            if in_tmp { (&mut tmp[..n], &mut input[..n]) } else { (&mut input[..n], &mut tmp[..n]) };
+        let (cur, other): (&mut [u8], &mut [u8]) = if in_tmp {
+            (&mut tmp[..n], &mut input[..n])
+        } else {
+            (&mut input[..n], &mut tmp[..n])
+        };
         if id == filter::DELTA {
             if k == last {
                 out.copy_from_slice(cur);
@@ -180,7 +191,12 @@ mod tests {
     use super::*;
 
     fn spec(filters: [u8; 6]) -> FilterSpec {
-        FilterSpec { filters, meta: [0; 6], typesize: 4, chunk_version: 5 }
+        FilterSpec {
+            filters,
+            meta: [0; 6],
+            typesize: 4,
+            chunk_version: 5,
+        }
     }
 
     #[test]

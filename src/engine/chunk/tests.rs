@@ -1,0 +1,220 @@
+//! Round trips of the chunk engine over codecs, filters, typesizes,
+//! levels, split modes and thread counts.
+
+use crate::engine::constants::{codec, filter, splitmode};
+use crate::engine::context::{compress_vec, decompress_vec, Context};
+use crate::engine::params::{CParams, DParams};
+
+use super::*;
+
+fn data(n: usize, kind: u32) -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ u64::from(kind);
+    (0..n)
+        .map(|i| match kind {
+            0 => (i / 7) as u8,
+            1 => {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            }
+            2 => ((i as u32).wrapping_mul(2654435761) >> 29) as u8,
+            _ => 0,
+        })
+        .collect()
+}
+
+fn cp(compcode: u8, clevel: u8, typesize: i32, filters: [u8; 6], split: i32, nthreads: i16) -> CParams {
+    CParams {
+        compcode,
+        clevel,
+        typesize,
+        filters,
+        splitmode: split,
+        nthreads,
+        ..CParams::default()
+    }
+}
+
+#[test]
+fn round_trips_across_parameters() {
+    let codecs = [codec::BLOSCLZ, codec::LZ4, codec::LZ4HC, codec::ZLIB, codec::ZSTD];
+    let pipelines = [
+        [0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 1],
+        [0, 0, 0, 0, 0, 2],
+        [0, 0, 0, 0, 3, 1],
+        [3, 1, 2, 0, 0, 0],
+    ];
+    for (k, n) in [
+        (0u32, 0usize),
+        (0, 1),
+        (1, 31),
+        (0, 32),
+        (2, 1000),
+        (0, 70_001),
+        (1, 40_000),
+    ] {
+        let src = data(n, k);
+        for &c in &codecs {
+            for f in pipelines {
+                for ts in [1, 2, 4, 8, 3, 16, 33] {
+                    for (cl, sm, nt) in [
+                        (5, splitmode::FORWARD_COMPAT, 1),
+                        (1, splitmode::ALWAYS, 2),
+                        (9, splitmode::NEVER, 1),
+                        (0, splitmode::AUTO, 1),
+                    ] {
+                        let p = cp(c, cl, ts, f, sm, nt);
+                        let ch = compress_vec(&p, &src).unwrap();
+                        let back = decompress_vec(&ch).unwrap_or_else(|e| panic!("{e} for {p:?} n={n}"));
+                        assert_eq!(back, src, "{p:?} n={n}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn output_does_not_depend_on_threads() {
+    let src = data(3_000_000, 2);
+    for c in [codec::ZSTD, codec::ZLIB, codec::BLOSCLZ] {
+        let a = compress_vec(&cp(c, 5, 4, [0, 0, 0, 0, 3, 1], 4, 1), &src).unwrap();
+        let b = compress_vec(&cp(c, 5, 4, [0, 0, 0, 0, 3, 1], 4, 3), &src).unwrap();
+        assert_eq!(a, b);
+        let mut d = Context::decompressor(DParams {
+            nthreads: 3,
+            ..DParams::default()
+        });
+        let mut out = vec![0u8; src.len()];
+        assert_eq!(d.decompress(&a, &mut out).unwrap(), src.len());
+        assert_eq!(out, src);
+    }
+}
+
+#[test]
+fn zeros_collapse_to_a_special_chunk() {
+    let src = vec![0u8; 100_000];
+    let ch = compress_vec(&CParams::default(), &src).unwrap();
+    assert_eq!(ch.len(), 32);
+    assert_eq!(ch[31], 0x10);
+    assert_eq!(decompress_vec(&ch).unwrap(), src);
+}
+
+#[test]
+fn getitem_reads_ranges_including_delta() {
+    let src = data(200_000, 0);
+    for f in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 3, 1]] {
+        let mut p = cp(codec::ZSTD, 5, 4, f, splitmode::FORWARD_COMPAT, 1);
+        p.blocksize = 16 * 1024;
+        let ch = compress_vec(&p, &src).unwrap();
+        let mut ctx = Context::decompressor(DParams::default());
+        for (start, n) in [(0i64, 1i64), (5000, 10_000), (49_990, 10), (20_000, 1)] {
+            let mut out = vec![0u8; (n * 4) as usize];
+            assert_eq!(ctx.getitem(&ch, start, n, &mut out).unwrap(), out.len());
+            assert_eq!(out, &src[(start * 4) as usize..((start + n) * 4) as usize]);
+        }
+        let mut out = vec![0u8; 8];
+        assert!(ctx.getitem(&ch, 49_999, 2, &mut out).is_err());
+    }
+}
+
+#[test]
+fn special_chunks_decode() {
+    let p = CParams {
+        typesize: 8,
+        ..CParams::default()
+    };
+    let mut buf = [0u8; 64];
+    let n = make_special(&p, 800, Some(SpecialKind::Nans), None, &mut buf).unwrap();
+    let out = decompress_vec(&buf[..n]).unwrap();
+    assert!(out
+        .chunks(8)
+        .all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
+    let n = make_special(&p, 800, None, Some(&7u64.to_le_bytes()), &mut buf).unwrap();
+    assert_eq!(n, 40);
+    let out = decompress_vec(&buf[..n]).unwrap();
+    assert!(out.chunks(8).all(|c| u64::from_le_bytes(c.try_into().unwrap()) == 7));
+}
+
+#[test]
+fn vl_blocks_round_trip() {
+    let blocks: Vec<Vec<u8>> = (0..12).map(|i| data(1000 + 137 * i, (i % 3) as u32)).collect();
+    let refs: Vec<&[u8]> = blocks.iter().map(|b| b.as_slice()).collect();
+    for c in [codec::ZSTD, codec::LZ4, codec::ZLIB] {
+        for dict in [false, c != codec::ZLIB] {
+            let mut p = cp(c, 5, 1, [0; 6], splitmode::FORWARD_COMPAT, 2);
+            p.use_dict = dict;
+            let mut ctx = Context::compressor(p);
+            let mut dest = vec![0u8; 40_000];
+            let n = ctx.vlcompress(&refs, &mut dest).unwrap();
+            let ch = &dest[..n];
+            assert_eq!(vl_nblocks(ch).unwrap(), 12);
+            let all = decompress_vec(ch).unwrap();
+            assert_eq!(all, blocks.concat());
+            let mut d = Context::decompressor(DParams::default());
+            let outs: Vec<Vec<u8>> = d.vldecompress(ch, |n| Ok(vec![0u8; n])).unwrap();
+            assert_eq!(outs, blocks);
+            let b5: Vec<u8> = d.vldecompress_block(ch, 5, |n| Ok(vec![0u8; n])).unwrap();
+            assert_eq!(b5, blocks[5]);
+        }
+    }
+}
+
+#[test]
+fn dictionaries_round_trip() {
+    let src = data(400_000, 2);
+    for c in [codec::ZSTD, codec::LZ4, codec::LZ4HC] {
+        let mut p = cp(c, 5, 4, [0, 0, 0, 0, 0, filter::SHUFFLE], splitmode::FORWARD_COMPAT, 1);
+        p.use_dict = true;
+        p.blocksize = 32 * 1024;
+        let ch = compress_vec(&p, &src).unwrap();
+        assert_eq!(decompress_vec(&ch).unwrap(), src, "codec {c}");
+    }
+}
+
+#[test]
+fn hostile_chunks_fail_cleanly() {
+    let src = data(50_000, 0);
+    let ch = compress_vec(&cp(codec::ZSTD, 5, 4, [0, 0, 0, 0, 0, 1], 4, 1), &src).unwrap();
+    let mut x: u32 = 12345;
+    for i in 0..2000 {
+        let mut bad = ch.clone();
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let pos = (x as usize >> 3) % bad.len().min(200 + i);
+        bad[pos] ^= (x >> 24) as u8 | 1;
+        let _ = decompress_vec(&bad);
+        let cut = (x as usize) % ch.len();
+        let _ = decompress_vec(&ch[..cut]);
+    }
+}
+
+#[test]
+fn blosc1_headers_round_trip() {
+    use crate::engine::params::HeaderFormat;
+    let src = data(100_000, 2);
+    for version in [2u8, 5] {
+        for f in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 3, 1], [0; 6]] {
+            for c in [codec::ZSTD, codec::BLOSCLZ, codec::ZLIB] {
+                let mut p = cp(c, 5, 4, f, splitmode::FORWARD_COMPAT, 1);
+                p.header_format = HeaderFormat::Blosc1 { version };
+                let ch = compress_vec(&p, &src).unwrap();
+                assert_eq!(ch[0], version);
+                assert_eq!(
+                    ch[2] & 0x05,
+                    if f[5] == 1 {
+                        1
+                    } else if f[5] == 2 {
+                        4
+                    } else {
+                        0
+                    }
+                );
+                assert_eq!(decompress_vec(&ch).unwrap(), src);
+                let z = compress_vec(&p, &vec![0u8; 5000]).unwrap();
+                assert_eq!(decompress_vec(&z).unwrap(), vec![0u8; 5000]);
+            }
+        }
+    }
+}
