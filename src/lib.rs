@@ -14,6 +14,8 @@
 
 pub mod engine;
 
+pub mod datagen;
+
 pub mod capi;
 
 pub use engine::error::{Error, Result};
