@@ -1,4 +1,12 @@
-//! Build script: SONAME for the shared library.
+//! Build script: SONAME for the shared library, and `blosc2.h` generated
+//! by cbindgen from `src/capi`.
+//!
+//! The header is written to `$OUT_DIR/blosc2.h`; with the environment
+//! variable `BLOSC2_UPDATE_HEADER=1` it is also written to
+//! `include/blosc2.h` (the committed copy, checked by `tests/header_drift.rs`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
 
 fn main() {
     // C programs link against libblosc2.so.9, as with C-Blosc2 3.x.
@@ -6,4 +14,108 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
     }
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=src/capi");
+    println!("cargo:rerun-if-env-changed=BLOSC2_UPDATE_HEADER");
+    // The C test programs (tests/capi.rs) are compiled for this target.
+    if let Ok(target) = std::env::var("TARGET") {
+        println!("cargo:rustc-env=BLOSC2_BUILD_TARGET={target}");
+    }
+
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let header = generate_header(&root);
+    fs::write(out.join("blosc2.h"), &header).expect("write $OUT_DIR/blosc2.h");
+    if std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") {
+        let dest = root.join("include").join("blosc2.h");
+        let old = fs::read_to_string(&dest).unwrap_or_default();
+        if old != header {
+            fs::write(&dest, &header).expect("write include/blosc2.h");
+        }
+    }
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// Run cbindgen on `src/capi` and finish the header text.
+fn generate_header(root: &Path) -> String {
+    let capi = root.join("src").join("capi");
+    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("parse cbindgen.toml");
+    config.after_includes = Some(read(&capi.join("header").join("prelude.h")));
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(capi.join("mod.rs"))
+        .generate()
+        .expect("cbindgen failed on src/capi");
+    let mut buf = Vec::new();
+    bindings.write(&mut buf);
+    let text = String::from_utf8(buf).expect("cbindgen output is UTF-8");
+    let text = insert_trailer(&text, &read(&capi.join("header").join("trailer.h")));
+    let text = tag_struct(&text, "blosc2_metalayer");
+    let text = tag_struct(&text, "blosc2_schunk");
+    let prototypes = read(&capi.join("header").join("prototypes.h"));
+    add_pending_declarations(&text, &prototypes)
+}
+
+/// Put `trailer` just before the closing `#endif` of the include guard
+/// (cbindgen's own trailer would land after it).
+fn insert_trailer(text: &str, trailer: &str) -> String {
+    let guard_end = text.rfind("#endif").expect("include guard end");
+    format!("{}{}\n{}", &text[..guard_end], trailer, &text[guard_end..])
+}
+
+/// `typedef struct { ... } NAME;` -> `typedef struct NAME { ... } NAME;`
+/// (3.3.5 declares these two structs with a tag, and clients use it).
+fn tag_struct(text: &str, name: &str) -> String {
+    let end = format!("}} {name};");
+    let Some(end_at) = text.find(&end) else {
+        panic!("struct {name} missing from the cbindgen output");
+    };
+    let open = "typedef struct {";
+    let start = text[..end_at]
+        .rfind(open)
+        .expect("typedef struct before the struct end");
+    format!(
+        "{}typedef struct {name} {{{}",
+        &text[..start],
+        &text[start + open.len()..]
+    )
+}
+
+/// The function name a prototype line declares.
+fn declared_name(proto: &str) -> Option<&str> {
+    let head = &proto[..proto.find('(')?];
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    Some(&head[start..])
+}
+
+/// True when `text` declares a function called `name`.
+fn declares(text: &str, name: &str) -> bool {
+    let pat = format!("{name}(");
+    text.match_indices(&pat)
+        .any(|(i, _)| text[..i].chars().next_back().is_some_and(|c| c == ' ' || c == '*'))
+}
+
+/// Replace the trailer's marker with the prototypes (b2nd.h's aside) that
+/// cbindgen did not emit because src/capi does not export them yet.
+fn add_pending_declarations(text: &str, prototypes: &str) -> String {
+    const MARKER: &str = "/* @PENDING_DECLARATIONS@ */";
+    let (body, _) = text.split_at(text.find(MARKER).expect("pending-declarations marker in the trailer"));
+    let mut pending = String::new();
+    for line in prototypes.lines().filter(|l| l.starts_with("BLOSC_EXPORT ")) {
+        let name = declared_name(line).expect("prototype with a name");
+        if name.starts_with("b2nd_") || declares(body, name) {
+            continue;
+        }
+        pending.push_str(line);
+        pending.push('\n');
+    }
+    if pending.ends_with('\n') {
+        pending.pop();
+    }
+    text.replacen(MARKER, &pending, 1)
 }

@@ -1,1 +1,27 @@
 //! The C ABI of C-Blosc2 3.3 (`include/blosc2.h`).
+//!
+//! The only module with `extern "C"` functions and raw pointers. Every
+//! export validates its arguments (NULL pointers, negative sizes, handles),
+//! turns them into slices, calls the safe engine and maps its error to a
+//! `BLOSC2_ERROR_*` code through [`boundary`]. Buffers handed to C callers
+//! come from `malloc` ([`alloc`]).
+//!
+//! `include/blosc2.h` is generated from this module by cbindgen (see
+//! `build.rs` and `cbindgen.toml`); functions of the 3.3.5 API that are
+//! not implemented yet are declared from `header/prototypes.h`.
+
+pub(crate) mod alloc;
+pub(crate) mod boundary;
+pub mod chunkinfo;
+pub mod context;
+pub(crate) mod convert;
+pub(crate) mod env;
+pub mod global;
+pub mod misc;
+pub mod types;
+pub mod types_schunk;
+pub mod vl;
+
+pub use context::blosc2_context;
+pub use types::*;
+pub use types_schunk::*;

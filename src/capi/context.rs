@@ -1,0 +1,627 @@
+//! Compression and decompression contexts: `blosc2_create_cctx`,
+//! `blosc2_create_dctx`, the `*_ctx` functions and the parameter getters.
+//!
+//! A `blosc2_context*` is a boxed [`blosc2_context`]. Everything the C side
+//! can read (the parameter mirrors, the pre/postfilter params) is immutable
+//! after creation; the engine context sits behind a mutex, so a callback
+//! that re-enters the API with its own context gets an error, not UB.
+
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
+use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
+use crate::engine::context::{Context, Mode};
+
+use super::boundary::{
+    bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MAX_BUFSIZE_EXCEEDED,
+    ERR_MEMORY_ALLOC, ERR_NULL_POINTER, ERR_READ_BUFFER, ERR_WRITE_BUFFER, SUCCESS,
+};
+use super::convert::{cctx_setup, dctx_setup, postfilter_hook, prefilter_hook, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::types::{blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params};
+
+const MAGIC: u64 = 0x626c_6f73_6332_6378; // "blosc2cx"
+
+/// The opaque `blosc2_context` (a `struct blosc2_context_s` in C).
+#[allow(non_camel_case_types)]
+pub struct blosc2_context {
+    magic: u64,
+    mode: Mode,
+    /// What `blosc2_ctx_get_cparams` reports.
+    cparams: blosc2_cparams,
+    /// What `blosc2_ctx_get_dparams` reports.
+    dparams: blosc2_dparams,
+    /// Private copies of the user's pre/postfilter params (C heap layout,
+    /// owned here, released on free).
+    preparams: *mut blosc2_prefilter_params,
+    postparams: *mut blosc2_postfilter_params,
+    engine: Mutex<Context>,
+    /// Token of the thread inside `engine` (0 = none).
+    owner: AtomicUsize,
+}
+
+thread_local! {
+    static THREAD_TOKEN: u8 = const { 0 };
+}
+
+/// A non-zero number unique to the calling thread while it lives.
+fn thread_token() -> usize {
+    THREAD_TOKEN.with(|t| t as *const u8 as usize)
+}
+
+/// Exclusive use of a context's engine.
+pub(crate) struct EngineGuard<'a> {
+    guard: MutexGuard<'a, Context>,
+    owner: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for EngineGuard<'_> {
+    type Target = Context;
+    fn deref(&self) -> &Context {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for EngineGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Context {
+        &mut self.guard
+    }
+}
+
+impl Drop for EngineGuard<'_> {
+    fn drop(&mut self) {
+        self.owner.store(0, Ordering::Release);
+    }
+}
+
+impl blosc2_context {
+    /// The engine, or `ERR_FAILURE` when this thread is already inside it
+    /// (a pre/postfilter calling back with its own context).
+    pub(crate) fn engine(&self) -> Result<EngineGuard<'_>, c_int> {
+        let me = thread_token();
+        let guard = match self.engine.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                if self.owner.load(Ordering::Acquire) == me {
+                    return Err(ERR_FAILURE);
+                }
+                self.engine.lock().unwrap_or_else(|p| p.into_inner())
+            }
+        };
+        self.owner.store(me, Ordering::Release);
+        Ok(EngineGuard {
+            guard,
+            owner: &self.owner,
+        })
+    }
+
+    /// Compression or decompression.
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode
+    }
+}
+
+impl Drop for blosc2_context {
+    fn drop(&mut self) {
+        self.magic = 0;
+        if !self.preparams.is_null() {
+            // SAFETY: created by Box::into_raw in `create_cctx`, freed once.
+            drop(unsafe { Box::from_raw(self.preparams) });
+        }
+        if !self.postparams.is_null() {
+            // SAFETY: created by Box::into_raw in `create_dctx`, freed once.
+            drop(unsafe { Box::from_raw(self.postparams) });
+        }
+    }
+}
+
+/// Borrow a context handle; `None` for NULL or a pointer that is not one
+/// of ours.
+///
+/// # Safety
+/// `ctx` must be NULL or a pointer returned by `blosc2_create_cctx`/`dctx`
+/// and not yet freed.
+pub(crate) unsafe fn ctx_ref<'a>(ctx: *mut blosc2_context) -> Option<&'a blosc2_context> {
+    if ctx.is_null() {
+        return None;
+    }
+    // SAFETY: a live handle per the caller's contract.
+    let c = unsafe { &*ctx };
+    (c.magic == MAGIC).then_some(c)
+}
+
+/// Create a context for compression with `cparams` (environment variables
+/// `BLOSC_CLEVEL`, `BLOSC_SHUFFLE`, `BLOSC_DELTA`, `BLOSC_TYPESIZE`,
+/// `BLOSC_COMPRESSOR`, `BLOSC_BLOCKSIZE`, `BLOSC_NTHREADS` and
+/// `BLOSC_SPLITMODE` override it). Returns NULL for undefined filters, an
+/// unknown tuner or codec override. Release it with `blosc2_free_ctx`.
+///
+/// # Safety
+/// When `cparams.prefilter` is set, `cparams.preparams` must be NULL or
+/// point to a valid `blosc2_prefilter_params` (it is copied).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    ffi_boundary!(std::ptr::null_mut(), {
+        let Some(setup) = cctx_setup(&cparams) else {
+            return std::ptr::null_mut();
+        };
+        let preparams = if cparams.prefilter.is_some() {
+            let copy = if cparams.preparams.is_null() {
+                zeroed_preparams()
+            } else {
+                // SAFETY: non-NULL preparams are readable per the contract.
+                unsafe { cparams.preparams.read() }
+            };
+            Box::into_raw(Box::new(copy))
+        } else {
+            std::ptr::null_mut()
+        };
+        let mut mirror = setup.mirror;
+        mirror.preparams = preparams;
+        let dmirror = blosc2_dparams {
+            nthreads: setup.nthreads,
+            schunk: mirror.schunk,
+            ..DPARAMS_DEFAULTS
+        };
+        let handle = Box::new(blosc2_context {
+            magic: MAGIC,
+            mode: Mode::Compress,
+            cparams: mirror,
+            dparams: blosc2_dparams {
+                postfilter: None,
+                postparams: std::ptr::null_mut(),
+                typesize: 0,
+                ..dmirror
+            },
+            preparams,
+            postparams: std::ptr::null_mut(),
+            engine: Mutex::new(Context::compressor(setup.engine)),
+            owner: AtomicUsize::new(0),
+        });
+        let raw = Box::into_raw(handle);
+        // SAFETY: `raw` was just created and is not shared yet.
+        let h = unsafe { &mut *raw };
+        let hook = prefilter_hook(cparams.prefilter, preparams, raw, cparams.schunk);
+        h.engine.get_mut().unwrap_or_else(|p| p.into_inner()).cparams.prefilter = hook;
+        raw
+    })
+}
+
+/// Create a context for decompression with `dparams` (`BLOSC_NTHREADS`
+/// overrides the thread count). Release it with `blosc2_free_ctx`.
+///
+/// # Safety
+/// When `dparams.postfilter` is set, `dparams.postparams` must be NULL or
+/// point to a valid `blosc2_postfilter_params` (it is copied).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    ffi_boundary!(std::ptr::null_mut(), {
+        let setup = dctx_setup(&dparams);
+        let postparams = if dparams.postfilter.is_some() {
+            let copy = if dparams.postparams.is_null() {
+                zeroed_postparams()
+            } else {
+                // SAFETY: non-NULL postparams are readable per the contract.
+                unsafe { dparams.postparams.read() }
+            };
+            Box::into_raw(Box::new(copy))
+        } else {
+            std::ptr::null_mut()
+        };
+        let mut mirror = setup.mirror;
+        mirror.postparams = postparams;
+        let cmirror = blosc2_cparams {
+            compcode: 0,
+            clevel: 0,
+            typesize: 0,
+            nthreads: setup.nthreads,
+            splitmode: 0,
+            schunk: mirror.schunk,
+            filters: [0; 6],
+            ..CPARAMS_DEFAULTS
+        };
+        let handle = Box::new(blosc2_context {
+            magic: MAGIC,
+            mode: Mode::Decompress,
+            cparams: cmirror,
+            dparams: mirror,
+            preparams: std::ptr::null_mut(),
+            postparams,
+            engine: Mutex::new(Context::decompressor(setup.engine)),
+            owner: AtomicUsize::new(0),
+        });
+        let raw = Box::into_raw(handle);
+        // SAFETY: `raw` was just created and is not shared yet.
+        let h = unsafe { &mut *raw };
+        let hook = postfilter_hook(dparams.postfilter, postparams, raw, dparams.schunk);
+        h.engine.get_mut().unwrap_or_else(|p| p.into_inner()).dparams.postfilter = hook;
+        raw
+    })
+}
+
+fn zeroed_preparams() -> blosc2_prefilter_params {
+    blosc2_prefilter_params {
+        user_data: std::ptr::null_mut(),
+        input: std::ptr::null(),
+        output: std::ptr::null_mut(),
+        output_size: 0,
+        output_typesize: 0,
+        output_offset: 0,
+        nchunk: -1,
+        nblock: 0,
+        tid: 0,
+        ttmp: std::ptr::null_mut(),
+        ttmp_nbytes: 0,
+        ctx: std::ptr::null_mut(),
+        output_is_disposable: false,
+    }
+}
+
+fn zeroed_postparams() -> blosc2_postfilter_params {
+    blosc2_postfilter_params {
+        user_data: std::ptr::null_mut(),
+        input: std::ptr::null(),
+        output: std::ptr::null_mut(),
+        size: 0,
+        typesize: 0,
+        offset: 0,
+        nchunk: -1,
+        nblock: 0,
+        tid: 0,
+        ttmp: std::ptr::null_mut(),
+        ttmp_nbytes: 0,
+        ctx: std::ptr::null_mut(),
+    }
+}
+
+/// Release a context (NULL is ignored).
+///
+/// # Safety
+/// `context` must be NULL or a live context from `blosc2_create_cctx`/`dctx`,
+/// not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    ffi_boundary!((), {
+        // SAFETY: NULL or a live handle per the contract.
+        if unsafe { ctx_ref(context) }.is_some() {
+            // SAFETY: the handle came from Box::into_raw and is freed once.
+            drop(unsafe { Box::from_raw(context) });
+        }
+    })
+}
+
+/// Copy the compression parameters of `ctx` into `*cparams` (zeroed when
+/// `ctx` is NULL).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context; `cparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparams: *mut blosc2_cparams) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
+            let empty = blosc2_cparams {
+                clevel: 0,
+                typesize: 0,
+                nthreads: 0,
+                splitmode: 0,
+                filters: [0; 6],
+                ..CPARAMS_DEFAULTS
+            };
+            // SAFETY: NULL or writable per the contract.
+            unsafe { put(cparams, empty) };
+            return ERR_NULL_POINTER;
+        };
+        if cparams.is_null() {
+            return ERR_NULL_POINTER;
+        }
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { put(cparams, c.cparams) };
+        SUCCESS
+    })
+}
+
+/// Copy the decompression parameters of `ctx` into `*dparams` (zeroed when
+/// `ctx` is NULL).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context; `dparams` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(ctx: *mut blosc2_context, dparams: *mut blosc2_dparams) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
+            let empty = blosc2_dparams {
+                nthreads: 0,
+                typesize: 0,
+                ..DPARAMS_DEFAULTS
+            };
+            // SAFETY: NULL or writable per the contract.
+            unsafe { put(dparams, empty) };
+            return ERR_NULL_POINTER;
+        };
+        if dparams.is_null() {
+            return ERR_NULL_POINTER;
+        }
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { put(dparams, c.dparams) };
+        SUCCESS
+    })
+}
+
+/// Skip the blocks whose `maskout` entry is true in the next decompression
+/// with `ctx` (`nblocks` must equal the chunk's number of blocks).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context; `maskout` NULL or `nblocks` bools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(ctx: *mut blosc2_context, maskout: *mut bool, nblocks: c_int) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
+            return ERR_NULL_POINTER;
+        };
+        if nblocks < 0 {
+            return ERR_MEMORY_ALLOC;
+        }
+        // SAFETY: `nblocks` readable bools per the contract (bool is 1 byte).
+        let raw = match unsafe { bytes(maskout as *const c_void, i64::from(nblocks)) } {
+            Ok(b) => b,
+            Err(e) => return e.code(),
+        };
+        let mask: Vec<bool> = raw.iter().map(|&b| b != 0).collect();
+        match c.engine() {
+            Ok(mut e) => {
+                e.set_maskout(mask);
+                SUCCESS
+            }
+            Err(code) => code,
+        }
+    })
+}
+
+/// Compress `srcsize` bytes at `src` into `dest` with a compression
+/// context. Returns the compressed size, 0 when it does not fit in
+/// `destsize`, or a negative error code.
+///
+/// # Safety
+/// `context` must be NULL or a live context; `src` readable for `srcsize`
+/// bytes and `dest` writable for `destsize` bytes (or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(context) }) else {
+            return ERR_NULL_POINTER;
+        };
+        if c.mode() != Mode::Compress {
+            return ERR_INVALID_PARAM;
+        }
+        // SAFETY: buffers per the contract.
+        match unsafe { compress_buffers(src, srcsize, dest, destsize) } {
+            Ok((s, d)) => match c.engine() {
+                Ok(mut e) => to_code(e.compress(s, d)),
+                Err(code) => code,
+            },
+            Err(code) => code,
+        }
+    })
+}
+
+/// The source and destination slices of a compression, with the codes
+/// 3.3.5 gives for sizes out of range before touching the buffers.
+///
+/// # Safety
+/// As for `blosc2_compress_ctx`.
+pub(crate) unsafe fn compress_buffers<'a>(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> Result<(&'a [u8], &'a mut [u8]), c_int> {
+    if srcsize > MAX_BUFFERSIZE || destsize < EXTENDED_HEADER_LENGTH as i32 {
+        return Err(ERR_MAX_BUFSIZE_EXCEEDED);
+    }
+    // SAFETY: readable for `srcsize` bytes per the caller's contract.
+    let s = unsafe { bytes(src, i64::from(srcsize)) }.map_err(|e| e.code())?;
+    // SAFETY: writable for `destsize` bytes per the caller's contract.
+    let d = unsafe { bytes_mut(dest, i64::from(destsize)) }.map_err(|e| e.code())?;
+    if !s.is_empty() && s.as_ptr_range().start < d.as_ptr_range().end && d.as_ptr_range().start < s.as_ptr_range().end {
+        return Err(ERR_INVALID_PARAM);
+    }
+    Ok((s, d))
+}
+
+/// The chunk and destination slices of a decompression.
+///
+/// # Safety
+/// `src` readable for `srcsize` bytes, `dest` writable for `destsize`.
+pub(crate) unsafe fn decompress_buffers<'a>(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> Result<(&'a [u8], &'a mut [u8]), c_int> {
+    if srcsize < MIN_HEADER_LENGTH as i32 {
+        return Err(ERR_READ_BUFFER);
+    }
+    // SAFETY: readable for `srcsize` bytes per the caller's contract.
+    let s = unsafe { bytes(src, i64::from(srcsize)) }.map_err(|e| e.code())?;
+    if destsize < 0 {
+        crate::engine::chunk::read_header(s).map_err(|e| code_of(&e))?;
+        return Err(ERR_WRITE_BUFFER);
+    }
+    // SAFETY: writable for `destsize` bytes per the caller's contract.
+    let d = unsafe { bytes_mut(dest, i64::from(destsize)) }.map_err(|e| e.code())?;
+    if !d.is_empty() && s.as_ptr_range().start < d.as_ptr_range().end && d.as_ptr_range().start < s.as_ptr_range().end {
+        return Err(ERR_INVALID_PARAM);
+    }
+    Ok((s, d))
+}
+
+/// Decompress the chunk at `src` (`srcsize` bytes available) into `dest`
+/// with a decompression context. Returns the decompressed size or a
+/// negative error code. A mask set with `blosc2_set_maskout` applies to
+/// this call only.
+///
+/// # Safety
+/// `context` must be NULL or a live context; `src` readable for `srcsize`
+/// bytes and `dest` writable for `destsize` bytes (or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(context) }) else {
+            return ERR_NULL_POINTER;
+        };
+        if c.mode() != Mode::Decompress {
+            return ERR_INVALID_PARAM;
+        }
+        let mut e = match c.engine() {
+            Ok(e) => e,
+            Err(code) => return code,
+        };
+        // SAFETY: buffers per the contract.
+        let r = match unsafe { decompress_buffers(src, srcsize, dest, destsize) } {
+            Ok((s, d)) => to_code(e.decompress(s, d)),
+            Err(code) => code,
+        };
+        if r < 0 {
+            // The mask is for one call, successful or not.
+            e.set_maskout(Vec::new());
+            let _ = e.decompress(&[], &mut []);
+        }
+        r
+    })
+}
+
+/// What a getitem call reads: `(start, count)`.
+#[derive(Clone, Copy)]
+pub(crate) enum Range {
+    /// Counted in items of the chunk's typesize.
+    Items(i64, i64),
+    /// Counted in bytes (multiples of the typesize).
+    Bytes(i64, i64),
+}
+
+/// Shared body of the getitem entry points.
+///
+/// # Safety
+/// `src` readable for `srcsize` bytes, `dest` writable for `destsize`.
+pub(crate) unsafe fn getitem_with(
+    engine: &mut Context,
+    src: *const c_void,
+    srcsize: i32,
+    range: Range,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    if srcsize < MIN_HEADER_LENGTH as i32 {
+        return ERR_READ_BUFFER;
+    }
+    // SAFETY: readable for `srcsize` bytes per the caller's contract.
+    let s = match unsafe { bytes(src, i64::from(srcsize)) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: writable for `destsize` bytes per the caller's contract.
+    let d = match unsafe { bytes_mut(dest, i64::from(destsize.max(0))) } {
+        Ok(d) => d,
+        Err(e) => return e.code(),
+    };
+    match range {
+        Range::Items(start, n) => to_code(engine.getitem(s, start, n, d)),
+        Range::Bytes(start, n) => to_code(engine.getitem_bytes(s, start, n, d)),
+    }
+}
+
+/// Copy `nitems` items starting at item `start` out of the chunk at `src`
+/// into `dest`, decoding only the blocks needed. Returns the bytes written
+/// or a negative error code.
+///
+/// # Safety
+/// `context` must be NULL or a live context; `src` readable for `srcsize`
+/// bytes and `dest` writable for `destsize` bytes (or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(context) }) else {
+            return ERR_NULL_POINTER;
+        };
+        match c.engine() {
+            // SAFETY: buffers per the contract.
+            Ok(mut e) => unsafe {
+                getitem_with(
+                    &mut e,
+                    src,
+                    srcsize,
+                    Range::Items(i64::from(start), i64::from(nitems)),
+                    dest,
+                    destsize,
+                )
+            },
+            Err(code) => code,
+        }
+    })
+}
+
+/// Copy the byte range `start..start+nbytes` (multiples of the chunk's
+/// typesize) out of the chunk at `src` into `dest`. Returns the bytes
+/// written or a negative error code.
+///
+/// # Safety
+/// `context` must be NULL or a live context; `src` readable for `srcsize`
+/// bytes and `dest` writable for `destsize` bytes (or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(context) }) else {
+            return ERR_NULL_POINTER;
+        };
+        match c.engine() {
+            // SAFETY: buffers per the contract.
+            Ok(mut e) => unsafe {
+                getitem_with(
+                    &mut e,
+                    src,
+                    srcsize,
+                    Range::Bytes(i64::from(start), i64::from(nbytes)),
+                    dest,
+                    destsize,
+                )
+            },
+            Err(code) => code,
+        }
+    })
+}

@@ -1,0 +1,222 @@
+//! Builds the C programs of `capi-tests/` against `include/` and the
+//! freshly built `libblosc2.so`, runs them, and expects exit status 0.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// `target/<profile>`, found from this test executable (`.../deps/capi-*`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe.parent().expect("deps dir");
+    deps.parent().expect("profile dir").to_path_buf()
+}
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared library Cargo built for this test run: `deps/libblosc2.so`
+/// (Cargo does not always copy it up to `target/<profile>/` for tests),
+/// or the newer of the two.
+fn built_library() -> PathBuf {
+    let profile = profile_dir();
+    let candidates = [profile.join("deps").join("libblosc2.so"), profile.join("libblosc2.so")];
+    let newest = candidates
+        .iter()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p.clone())))
+        .max_by_key(|(t, _)| *t);
+    match newest {
+        Some((_, p)) => p,
+        None => panic!("libblosc2.so not built under {}", profile.display()),
+    }
+}
+
+/// A private directory holding a copy of the library under both names a
+/// C program may ask for (`-lblosc2` at link time, the SONAME at run time).
+fn lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let profile = profile_dir();
+        let lib = built_library();
+        let base = profile.join("capi-tests");
+        remove_stale_runs(&base);
+        let dir = base.join(format!("run-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create capi-tests dir");
+        std::fs::copy(&lib, dir.join("libblosc2.so")).expect("copy libblosc2.so");
+        std::fs::copy(&lib, dir.join("libblosc2.so.9")).expect("copy libblosc2.so.9");
+        dir
+    })
+}
+
+/// Remove the directories of earlier runs (older than an hour, so that
+/// concurrent runs keep theirs).
+fn remove_stale_runs(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 3600);
+        if old && e.file_name().to_string_lossy().starts_with("run-") {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Compile `capi-tests/<name>.c` into the private directory.
+fn compile(name: &str) -> PathBuf {
+    let dir = lib_dir();
+    let src = manifest_dir().join("capi-tests").join(format!("{name}.c"));
+    let exe = dir.join(name);
+    let target = option_env!("BLOSC2_BUILD_TARGET").unwrap_or("x86_64-unknown-linux-gnu");
+    let compiler = cc::Build::new()
+        .cargo_metadata(false)
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .debug(true)
+        .warnings(true)
+        .get_compiler();
+    let mut cmd = compiler.to_command();
+    cmd.arg("-std=c11")
+        .arg("-Wall")
+        .arg("-Wextra")
+        .arg("-Werror")
+        .arg("-Wno-unused-function")
+        .arg("-I")
+        .arg(manifest_dir().join("include"))
+        .arg("-I")
+        .arg(manifest_dir().join("capi-tests"))
+        .arg("-I")
+        .arg(manifest_dir().join("src/capi/header"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(dir)
+        .arg("-lblosc2")
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .arg("-lpthread");
+    let out = cmd.output().unwrap_or_else(|e| panic!("running the C compiler: {e}"));
+    assert!(
+        out.status.success(),
+        "compiling {name}.c failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Compile and run `capi-tests/<name>.c` with extra environment variables.
+fn run_with_env(name: &str, envs: &[(&str, &str)]) {
+    let exe = compile(name);
+    let mut cmd = Command::new(&exe);
+    cmd.env("LD_LIBRARY_PATH", lib_dir());
+    for var in [
+        "BLOSC_CLEVEL",
+        "BLOSC_SHUFFLE",
+        "BLOSC_DELTA",
+        "BLOSC_TYPESIZE",
+        "BLOSC_COMPRESSOR",
+        "BLOSC_BLOCKSIZE",
+        "BLOSC_NTHREADS",
+        "BLOSC_SPLITMODE",
+        "BLOSC_NOLOCK",
+        "BLOSC_BLOSC1_COMPAT",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
+    assert!(
+        out.status.success(),
+        "{name} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn run(name: &str) {
+    run_with_env(name, &[]);
+}
+
+#[test]
+fn abi_layout() {
+    run("abi_layout");
+}
+
+#[test]
+fn prototypes() {
+    run("prototypes");
+}
+
+#[test]
+fn roundtrip() {
+    run("roundtrip");
+}
+
+#[test]
+fn getitem() {
+    run("getitem");
+}
+
+#[test]
+fn blosc1_api() {
+    run("blosc1_api");
+}
+
+#[test]
+fn special_chunks() {
+    run("special_chunks");
+}
+
+#[test]
+fn vlblocks() {
+    run("vlblocks");
+}
+
+#[test]
+fn null_args() {
+    run("null_args");
+}
+
+#[test]
+fn misc() {
+    run("misc");
+}
+
+#[test]
+fn prefilter() {
+    run("prefilter");
+}
+
+#[test]
+fn env_vars() {
+    run_with_env("env_vars", &[]);
+    run_with_env("env_vars", &[("BLOSC_NOLOCK", "1")]);
+    run_with_env(
+        "env_vars",
+        &[
+            ("CAPI_ENV_MODE", "overrides"),
+            ("BLOSC_CLEVEL", "0"),
+            ("BLOSC_COMPRESSOR", "zstd"),
+            ("BLOSC_NTHREADS", "2"),
+            ("BLOSC_SPLITMODE", "NEVER"),
+            ("BLOSC_TYPESIZE", "4"),
+        ],
+    );
+    run_with_env("env_vars", &[("CAPI_ENV_MODE", "badthreads"), ("BLOSC_NTHREADS", "0")]);
+    run_with_env(
+        "env_vars",
+        &[("CAPI_ENV_MODE", "blosc1_compat"), ("BLOSC_BLOSC1_COMPAT", "1")],
+    );
+}
