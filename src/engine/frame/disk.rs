@@ -1,0 +1,448 @@
+//! Edits of frames on disk (files and sparse directories), written so that
+//! a failure at any point leaves the last committed state readable; see
+//! the module documentation of `edit.rs` for the scheme.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use super::edit::{chunk_cbytes, fixed_header, header_bytes, special_for, Edit, Props, Slot};
+use super::format::{self, Meta, HEADER_MINLEN};
+use super::io;
+use super::offsets::{self, Entry};
+use super::{Frame, FrameKind};
+use crate::engine::error::{Error, Result};
+
+/// Dead bytes tolerated before a file frame is compacted automatically.
+const COMPACT_MIN_DEAD: i64 = 1 << 20;
+/// Copy unit for rewrites.
+const COPY_BLOCK: usize = 1 << 20;
+
+/// Everything an edit of a disk frame decided, before it is written.
+struct Plan<'a> {
+    slots: Vec<Slot<'a>>,
+    /// Stored entries the edit unreferenced (sparse: chunk ids to remove).
+    dropped: Vec<i64>,
+    metas: Vec<Meta>,
+    vlmetas: Vec<Meta>,
+    /// A ready-made offsets chunk (`fill_special`).
+    off_chunk: Option<Vec<u8>>,
+    /// Whether the offsets changed.
+    index_changed: bool,
+}
+
+/// The slot for a chunk to be added: a special offset or stored bytes.
+fn slot_for(c: &[u8], variable: bool) -> Result<Slot<'_>> {
+    let cb = chunk_cbytes(c)?;
+    Ok(match special_for(c, variable) {
+        Some(k) => Slot::Old(offsets::special_offset(k)),
+        None => Slot::New(Cow::Borrowed(&c[..cb])),
+    })
+}
+
+impl Frame {
+    /// Plan and write an edit of a file or sparse frame.
+    pub(crate) fn apply_logged(&mut self, edit: Edit<'_>, props: &Props) -> Result<()> {
+        let variable = props.chunksize == 0;
+        let mut slots: Vec<Slot<'_>> = self.offsets.iter().map(|&o| Slot::Old(o)).collect();
+        if self.must_materialize(props) {
+            for (i, slot) in slots.iter_mut().enumerate() {
+                if let Slot::Old(o) = *slot {
+                    if let Entry::Special(k) = offsets::decode_entry(o)? {
+                        *slot = Slot::New(Cow::Owned(self.special_chunk(i, k)?));
+                    }
+                }
+            }
+        }
+        let mut plan = Plan {
+            slots: Vec::new(),
+            dropped: Vec::new(),
+            metas: self.metas.clone(),
+            vlmetas: self.vlmetas.clone(),
+            off_chunk: None,
+            index_changed: true,
+        };
+        let drop_old = |plan: &mut Plan<'_>, s: &Slot<'_>| {
+            if let Slot::Old(o) = s {
+                if *o >= 0 {
+                    plan.dropped.push(*o);
+                }
+            }
+        };
+        match edit {
+            Edit::Append(c) => slots.push(slot_for(c, variable)?),
+            Edit::Insert(i, c) => slots.insert(i, slot_for(c, variable)?),
+            Edit::Update(i, c) => {
+                let new = slot_for(c, variable)?;
+                let old = std::mem::replace(&mut slots[i], new);
+                drop_old(&mut plan, &old);
+            }
+            Edit::Delete(i) => {
+                let old = slots.remove(i);
+                drop_old(&mut plan, &old);
+            }
+            Edit::Reorder(order) => {
+                let mut old: Vec<Option<Slot<'_>>> = slots.into_iter().map(Some).collect();
+                slots = order
+                    .iter()
+                    .map(|&k| old[k].take().ok_or(Error::InvalidParam("repeated index")))
+                    .collect::<Result<_>>()?;
+            }
+            Edit::FillSpecial(nchunks, kind) => {
+                let v = offsets::special_offset(kind);
+                let n = usize::try_from(nchunks).map_err(|_| Error::InvalidParam("nchunks"))?;
+                slots = (0..n).map(|_| Slot::Old(v)).collect();
+                plan.off_chunk = Some(offsets::encode_repeated(nchunks, v)?);
+            }
+            Edit::Metas(m) => {
+                plan.metas = m;
+                plan.index_changed = false;
+            }
+            Edit::Vlmetas(m) => {
+                plan.vlmetas = m;
+                plan.index_changed = false;
+            }
+            Edit::Touch => plan.index_changed = false,
+        }
+        if slots.iter().any(|s| matches!(s, Slot::New(_))) {
+            plan.index_changed = true;
+        }
+        plan.slots = slots;
+        match self.kind.clone() {
+            FrameKind::Sparse { dir } => self.commit_sparse(&dir, plan, props),
+            FrameKind::File { .. } => self.commit_file(plan, props),
+            FrameKind::Memory => Err(Error::FrameType),
+        }
+    }
+
+    /// Refuse to edit a frame that another frame follows in its file:
+    /// growing it would overwrite that frame. (Other bytes past the end
+    /// are dead bytes from an interrupted edit, which may be reused.)
+    fn check_nothing_follows(&mut self, base: u64) -> Result<()> {
+        let end = base + self.hdr.frame_len as u64;
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        if file.size()? >= end + 10 {
+            let mut magic = [0u8; 10];
+            file.read_at(end, &mut magic)?;
+            if &magic == b"\x9e\xa8b2frame\0" {
+                return Err(Error::InvalidParam("another frame follows this one in the file"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Append-and-commit for a contiguous file frame.
+    fn commit_file(&mut self, plan: Plan<'_>, props: &Props) -> Result<()> {
+        let base = match &self.kind {
+            FrameKind::File { offset, .. } => *offset,
+            _ => return Err(Error::FrameType),
+        };
+        self.check_nothing_follows(base)?;
+        let hl = i64::from(self.hdr.header_len);
+        let same_header_len = format::encode_header(&self.hdr, &plan.metas)?.len() as i64 == hl;
+        if !same_header_len || (plan.slots.is_empty() && props.nbytes == 0) {
+            return self.rewrite_file(plan, props);
+        }
+        let rel = self.hdr.frame_len;
+        let data_start = rel - hl;
+        let mut tail = Vec::new();
+        let mut offs = Vec::with_capacity(plan.slots.len());
+        for s in &plan.slots {
+            match s {
+                Slot::Old(o) => offs.push(*o),
+                Slot::New(c) => {
+                    offs.push(data_start + tail.len() as i64);
+                    tail.extend_from_slice(c);
+                }
+            }
+        }
+        let cbytes = data_start + tail.len() as i64;
+        let off_chunk = match (plan.off_chunk, plan.index_changed, &self.off_chunk) {
+            (Some(o), _, _) => o,
+            (None, false, Some(o)) => o.clone(),
+            _ => offsets::encode(&offs)?,
+        };
+        tail.extend_from_slice(&off_chunk);
+        let trailer = format::encode_trailer(&plan.vlmetas)?;
+        tail.extend_from_slice(&trailer);
+        let mut hdr = fixed_header(props, cbytes, false, !plan.vlmetas.is_empty());
+        let header = header_bytes(
+            &mut hdr,
+            &plan.metas,
+            cbytes + off_chunk.len() as i64 + trailer.len() as i64,
+        )?;
+        let metas_changed = plan.metas != self.metas;
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        // 1. Everything new goes past the end of the current frame.
+        file.write_at(base + rel as u64, &tail)?;
+        file.sync()?;
+        // 2. The commit: one write of the fixed header (the whole header
+        //    when metalayer contents changed).
+        let commit = if metas_changed {
+            &header[..]
+        } else {
+            &header[..HEADER_MINLEN]
+        };
+        file.write_at(base, commit)?;
+        file.sync()?;
+        // 3. Bytes past the new end (from an earlier failed edit) are dead;
+        //    dropping them is best effort, the state is already committed.
+        let _ = file.truncate(base + hdr.frame_len as u64);
+        self.hdr = hdr;
+        self.offsets = offs;
+        self.off_chunk = Some(off_chunk);
+        self.metas = plan.metas;
+        self.vlmetas = plan.vlmetas;
+        self.trailer_len = trailer.len() as u32;
+        self.growth += tail.len() as i64;
+        self.maybe_compact(props)
+    }
+
+    /// Compact when this handle has produced more dead bytes than live ones.
+    fn maybe_compact(&mut self, props: &Props) -> Result<()> {
+        if self.growth < COMPACT_MIN_DEAD || self.growth * 2 < self.hdr.cbytes {
+            return Ok(());
+        }
+        let live = self.live_bytes()?;
+        if self.hdr.cbytes - live > live.max(COMPACT_MIN_DEAD) {
+            self.compact(props)?;
+        }
+        self.growth = 0;
+        Ok(())
+    }
+
+    /// Sum of the sizes of the stored chunks (reads their headers).
+    pub fn live_bytes(&mut self) -> Result<i64> {
+        let mut total = 0i64;
+        for i in 0..self.offsets.len() {
+            if self.offsets[i] >= 0 {
+                let head = self.chunk_head(i as i64)?;
+                total += i64::from(crate::engine::header::read_i32(&head, 12)?);
+            }
+        }
+        Ok(total)
+    }
+
+    /// Rewrite a file frame without dead bytes (through a new file renamed
+    /// over the old one). A no-op for other frames.
+    pub fn compact(&mut self, props: &Props) -> Result<()> {
+        if !matches!(self.kind, FrameKind::File { .. }) {
+            return Ok(());
+        }
+        self.make_writable()?;
+        let plan = Plan {
+            slots: self.offsets.iter().map(|&o| Slot::Old(o)).collect(),
+            dropped: Vec::new(),
+            metas: self.metas.clone(),
+            vlmetas: self.vlmetas.clone(),
+            off_chunk: None,
+            index_changed: true,
+        };
+        self.rewrite_file(plan, props)
+    }
+
+    /// Write the planned state as a fresh, compact frame in a new file
+    /// (keeping any bytes before the frame) and rename it into place.
+    fn rewrite_file(&mut self, plan: Plan<'_>, props: &Props) -> Result<()> {
+        let (path, base) = match &self.kind {
+            FrameKind::File { path, offset } => (path.clone(), *offset),
+            _ => return Err(Error::FrameType),
+        };
+        self.check_nothing_follows(base)?;
+        // Sizes first, so the header can be written before the chunks.
+        let mut sizes = Vec::with_capacity(plan.slots.len());
+        for s in &plan.slots {
+            sizes.push(match s {
+                Slot::New(c) => c.len() as i64,
+                Slot::Old(o) if *o >= 0 => {
+                    let head = self.read_file_chunk_header(*o)?;
+                    self.checked_chunk_len(*o, &head)? as i64
+                }
+                Slot::Old(_) => 0,
+            });
+        }
+        let empty = plan.slots.is_empty() && props.nbytes == 0;
+        let mut offs = Vec::with_capacity(plan.slots.len());
+        let mut pos = 0i64;
+        for (s, len) in plan.slots.iter().zip(&sizes) {
+            match s {
+                Slot::Old(o) if *o < 0 => offs.push(*o),
+                _ => {
+                    offs.push(pos);
+                    pos += len;
+                }
+            }
+        }
+        let cbytes = if empty { 0 } else { pos };
+        let off_chunk = match (&plan.off_chunk, empty) {
+            (_, true) => None,
+            (Some(o), _) => Some(o.clone()),
+            (None, false) => Some(offsets::encode(&offs)?),
+        };
+        let trailer = format::encode_trailer(&plan.vlmetas)?;
+        let mut hdr = fixed_header(props, cbytes, false, !plan.vlmetas.is_empty());
+        let olen = off_chunk.as_ref().map_or(0, |o| o.len() as i64);
+        let header = header_bytes(&mut hdr, &plan.metas, cbytes + olen + trailer.len() as i64)?;
+        let tmp = io::temp_path(&path);
+        let fs = self.fs.clone();
+        let mut out = fs.create(&tmp)?;
+        let result = (|| -> Result<()> {
+            let mut w = base;
+            // Keep whatever precedes the frame in the file.
+            let mut done = 0u64;
+            let mut buf = vec![0u8; COPY_BLOCK];
+            while done < base {
+                let n = (base - done).min(COPY_BLOCK as u64) as usize;
+                self.file
+                    .as_mut()
+                    .ok_or(Error::FileOpen)?
+                    .read_at(done, &mut buf[..n])?;
+                out.write_at(done, &buf[..n])?;
+                done += n as u64;
+            }
+            out.write_at(w, &header)?;
+            w += header.len() as u64;
+            for (s, len) in plan.slots.iter().zip(&sizes) {
+                match s {
+                    Slot::New(c) => {
+                        out.write_at(w, c)?;
+                        w += c.len() as u64;
+                    }
+                    Slot::Old(o) if *o >= 0 => {
+                        let mut c = vec![0u8; *len as usize];
+                        self.read_data(*o, &mut c)?;
+                        out.write_at(w, &c)?;
+                        w += c.len() as u64;
+                    }
+                    Slot::Old(_) => {}
+                }
+            }
+            if let Some(o) = &off_chunk {
+                out.write_at(w, o)?;
+                w += o.len() as u64;
+            }
+            out.write_at(w, &trailer)?;
+            out.sync()
+        })();
+        drop(out);
+        if let Err(e) = result {
+            let _ = fs.remove_file(&tmp);
+            return Err(e);
+        }
+        if let Err(e) = fs.rename(&tmp, &path) {
+            let _ = fs.remove_file(&tmp);
+            return Err(e);
+        }
+        if let Some(parent) = path.parent() {
+            fs.sync_dir(parent)?;
+        }
+        self.file = Some(fs.open(&path, true)?);
+        self.hdr = hdr;
+        self.offsets = offs;
+        self.off_chunk = off_chunk;
+        self.metas = plan.metas;
+        self.vlmetas = plan.vlmetas;
+        self.trailer_len = trailer.len() as u32;
+        self.growth = 0;
+        Ok(())
+    }
+
+    /// Write new chunk files, then replace the index file, then remove the
+    /// chunk files nothing references any more.
+    fn commit_sparse(&mut self, dir: &Path, plan: Plan<'_>, props: &Props) -> Result<()> {
+        let fs = self.fs.clone();
+        let mut next_id = self
+            .offsets
+            .iter()
+            .chain(&plan.dropped)
+            .copied()
+            .filter(|&o| o >= 0)
+            .max()
+            .map_or(0, |m| m + 1);
+        let mut cbytes = self.hdr.cbytes;
+        for &d in &plan.dropped {
+            if let Ok(mut f) = fs.open(&io::sframe_chunk_path(dir, d)?, false) {
+                cbytes -= f.size().map_or(0, |s| s as i64);
+            }
+        }
+        let mut offs = Vec::with_capacity(plan.slots.len());
+        let mut created: Vec<PathBuf> = Vec::new();
+        let written = (|| -> Result<()> {
+            for s in &plan.slots {
+                match s {
+                    Slot::Old(o) => offs.push(*o),
+                    Slot::New(c) => {
+                        let p = io::sframe_chunk_path(dir, next_id)?;
+                        created.push(p.clone());
+                        let mut f = fs.create(&p)?;
+                        f.write_at(0, c)?;
+                        f.sync()?;
+                        offs.push(next_id);
+                        cbytes += c.len() as i64;
+                        next_id += 1;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = written {
+            for p in &created {
+                let _ = fs.remove_file(p);
+            }
+            return Err(e);
+        }
+        let empty = offs.is_empty() && props.nbytes == 0;
+        let off_chunk = match (plan.off_chunk, plan.index_changed, &self.off_chunk, empty) {
+            (_, _, _, true) => None,
+            (Some(o), _, _, _) => Some(o),
+            (None, false, Some(o), _) => Some(o.clone()),
+            _ => Some(offsets::encode(&offs)?),
+        };
+        let trailer = format::encode_trailer(&plan.vlmetas)?;
+        let mut hdr = fixed_header(props, cbytes.max(0), true, !plan.vlmetas.is_empty());
+        let olen = off_chunk.as_ref().map_or(0, |o| o.len() as i64);
+        let mut index = header_bytes(&mut hdr, &plan.metas, olen + trailer.len() as i64)?;
+        if let Some(o) = &off_chunk {
+            index.extend_from_slice(o);
+        }
+        index.extend_from_slice(&trailer);
+        self.replace_file(&io::sframe_index_path(dir), &index, &created)?;
+        for &d in &plan.dropped {
+            if !offs.contains(&d) {
+                let _ = fs.remove_file(&io::sframe_chunk_path(dir, d)?);
+            }
+        }
+        self.hdr = hdr;
+        self.offsets = offs;
+        self.off_chunk = off_chunk;
+        self.metas = plan.metas;
+        self.vlmetas = plan.vlmetas;
+        self.trailer_len = trailer.len() as u32;
+        Ok(())
+    }
+
+    /// Atomically replace a (small) file: write a temporary copy, sync it,
+    /// rename it over `path`. On failure, `orphans` (files written for this
+    /// edit) are removed.
+    pub(crate) fn replace_file(&mut self, path: &Path, bytes: &[u8], orphans: &[PathBuf]) -> Result<()> {
+        let fs = self.fs.clone();
+        let tmp = io::temp_path(path);
+        let r = (|| -> Result<()> {
+            let mut f = fs.create(&tmp)?;
+            f.write_at(0, bytes)?;
+            f.sync()?;
+            drop(f);
+            fs.rename(&tmp, path)
+        })();
+        if let Err(e) = r {
+            let _ = fs.remove_file(&tmp);
+            for p in orphans {
+                let _ = fs.remove_file(p);
+            }
+            return Err(e);
+        }
+        if let Some(parent) = path.parent() {
+            fs.sync_dir(parent)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,327 @@
+//! Frames: the serialized form of a super-chunk, contiguous (one buffer or
+//! file: header, chunks, offsets chunk, trailer) or sparse (a directory
+//! with an index frame and one file per chunk), byte-compatible with
+//! C-Blosc2 3.3.5.
+//!
+//! Three storages share one in-memory model ([`Frame`]): the decoded
+//! header fields, metalayers, vlmetalayers and offsets.
+//! - in memory, edits reproduce 3.3.5's byte layout exactly;
+//! - in a file, edits never overwrite live bytes: new data, the new
+//!   offsets chunk and the new trailer go past the current end of the
+//!   frame and one final write of the fixed header commits them (see
+//!   `edit.rs`);
+//! - in a directory, chunk files get fresh ids and the index file is
+//!   replaced by renaming a complete new copy over it.
+//!
+//! Every size, offset and count read from a frame is checked before use.
+
+#![forbid(unsafe_code)]
+
+mod disk;
+pub mod edit;
+pub mod format;
+pub mod io;
+pub mod lazy;
+pub mod offsets;
+mod open;
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::engine::chunk::{self, SpecialKind};
+use crate::engine::constants::EXTENDED_HEADER_LENGTH;
+use crate::engine::error::{Error, Result};
+use crate::engine::params::CParams;
+
+pub use format::{FrameHeader, Meta};
+pub use io::{FrameFile, FrameFs, StdFs};
+pub use offsets::Entry;
+
+/// Where a frame lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameKind {
+    /// A contiguous frame in memory.
+    Memory,
+    /// A contiguous frame in a file, starting at `offset`.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Where the frame starts in the file.
+        offset: u64,
+    },
+    /// A sparse frame: a directory with `chunks.b2frame` and chunk files.
+    Sparse {
+        /// The directory.
+        dir: PathBuf,
+    },
+}
+
+/// A frame and the decoded state needed to use it.
+pub struct Frame {
+    kind: FrameKind,
+    fs: Arc<dyn FrameFs>,
+    /// The fixed header fields as currently stored.
+    hdr: FrameHeader,
+    metas: Vec<Meta>,
+    vlmetas: Vec<Meta>,
+    /// One entry per chunk (see [`offsets::decode_entry`]).
+    offsets: Vec<i64>,
+    /// The stored offsets chunk (absent in a frame that never had chunks).
+    off_chunk: Option<Vec<u8>>,
+    /// Length of the stored trailer.
+    trailer_len: u32,
+    /// In-memory frames: the chunk data region (`hdr.cbytes` bytes).
+    data: Vec<u8>,
+    /// In-memory frames: the exact bytes the frame was loaded from, kept
+    /// until the first edit so that serializing returns them unchanged.
+    raw: Option<Vec<u8>>,
+    /// File frames: the open file (read-only until the first edit).
+    file: Option<Box<dyn FrameFile>>,
+    writable: bool,
+    /// File frames: bytes appended by this handle since it was opened or
+    /// compacted (drives automatic compaction).
+    growth: i64,
+}
+
+impl std::fmt::Debug for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frame")
+            .field("kind", &self.kind)
+            .field("hdr", &self.hdr)
+            .field("nchunks", &self.offsets.len())
+            .finish()
+    }
+}
+
+impl Frame {
+    /// Where the frame lives.
+    pub fn kind(&self) -> &FrameKind {
+        &self.kind
+    }
+
+    /// The fixed header fields.
+    pub fn header(&self) -> &FrameHeader {
+        &self.hdr
+    }
+
+    /// The file system used by file and sparse frames.
+    pub fn fs(&self) -> &Arc<dyn FrameFs> {
+        &self.fs
+    }
+
+    /// Number of chunks.
+    pub fn nchunks(&self) -> i64 {
+        self.offsets.len() as i64
+    }
+
+    /// The raw offsets entries (`blosc2_frame_get_offsets`).
+    pub fn offsets(&self) -> &[i64] {
+        &self.offsets
+    }
+
+    /// The fixed metalayers.
+    pub fn metas(&self) -> &[Meta] {
+        &self.metas
+    }
+
+    /// The vlmetalayers (contents are compressed chunks).
+    pub fn vlmetas(&self) -> &[Meta] {
+        &self.vlmetas
+    }
+
+    /// Total frame length in bytes (`blosc2_schunk_frame_len`).
+    pub fn len(&self) -> i64 {
+        self.hdr.frame_len
+    }
+
+    /// Whether the frame is empty (never: a frame has at least a header).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Uncompressed size of chunk `n`, as implied by the header (used for
+    /// special chunks, which store no header of their own).
+    fn special_nbytes(&self, n: usize) -> Result<i32> {
+        let cs = self.hdr.chunksize;
+        if cs <= 0 {
+            // 3.3.5 divides by zero here; a variable-size frame cannot
+            // say how large a special chunk is.
+            return Err(Error::FrameSpecial);
+        }
+        let full = i64::from(cs);
+        let before = full.checked_mul(n as i64).ok_or(Error::InvalidHeader)?;
+        let rest = self.hdr.nbytes - before;
+        if rest <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(rest.min(full) as i32)
+    }
+
+    /// Build the 32-byte chunk a special offset stands for.
+    fn special_chunk(&self, n: usize, kind: SpecialKind) -> Result<Vec<u8>> {
+        let cp = CParams {
+            typesize: self.hdr.typesize,
+            blocksize: self.hdr.blocksize.max(0),
+            ..CParams::default()
+        };
+        let nbytes = self.special_nbytes(n)?;
+        let mut out = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let len = chunk::make_special(&cp, nbytes, Some(kind), None, &mut out)?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    /// The offsets entry of chunk `n`, decoded.
+    pub fn entry(&self, n: i64) -> Result<Entry> {
+        let v = *usize::try_from(n)
+            .ok()
+            .and_then(|i| self.offsets.get(i))
+            .ok_or(Error::InvalidParam("nchunk out of range"))?;
+        offsets::decode_entry(v)
+    }
+
+    /// Chunk `n` (a view into an in-memory frame, a copy otherwise).
+    pub fn chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let idx = n as usize;
+        match self.entry(n)? {
+            Entry::Special(kind) => Ok(Cow::Owned(self.special_chunk(idx, kind)?)),
+            Entry::Stored(off) => match self.kind.clone() {
+                FrameKind::Memory => {
+                    let (start, len) = self.stored_extent_mem(off)?;
+                    Ok(Cow::Borrowed(&self.data[start..start + len]))
+                }
+                FrameKind::File { .. } => {
+                    let head = self.read_file_chunk_header(off)?;
+                    let len = self.checked_chunk_len(off, &head)?;
+                    let mut buf = vec![0u8; len];
+                    self.read_data(off, &mut buf)?;
+                    Ok(Cow::Owned(buf))
+                }
+                FrameKind::Sparse { dir } => Ok(Cow::Owned(open::read_sparse_chunk(&*self.fs, &dir, off)?)),
+            },
+        }
+    }
+
+    /// The first 32 bytes of chunk `n` (enough for its sizes and flags),
+    /// without reading the rest of it.
+    pub fn chunk_head(&mut self, n: i64) -> Result<[u8; EXTENDED_HEADER_LENGTH]> {
+        let idx = n as usize;
+        let mut out = [0u8; EXTENDED_HEADER_LENGTH];
+        match self.entry(n)? {
+            Entry::Special(kind) => out.copy_from_slice(&self.special_chunk(idx, kind)?),
+            Entry::Stored(off) => match self.kind.clone() {
+                FrameKind::Memory => {
+                    let (start, _) = self.stored_extent_mem(off)?;
+                    let s = self
+                        .data
+                        .get(start..start + EXTENDED_HEADER_LENGTH)
+                        .ok_or(Error::ReadBuffer)?;
+                    out.copy_from_slice(s);
+                }
+                FrameKind::File { .. } => out = self.read_file_chunk_header(off)?,
+                FrameKind::Sparse { dir } => {
+                    let c = open::read_sparse_chunk(&*self.fs, &dir, off)?;
+                    let s = c.get(..EXTENDED_HEADER_LENGTH).ok_or(Error::ReadBuffer)?;
+                    out.copy_from_slice(s);
+                }
+            },
+        }
+        Ok(out)
+    }
+
+    /// Start and length of a stored chunk in the in-memory data region.
+    fn stored_extent_mem(&self, off: i64) -> Result<(usize, usize)> {
+        let start = usize::try_from(off).map_err(|_| Error::InvalidHeader)?;
+        let head = self.data.get(start..).ok_or(Error::InvalidHeader)?;
+        let h = chunk::read_header(head)?;
+        let len = h.cbytes as usize;
+        if len < EXTENDED_HEADER_LENGTH && h.is_extended() || len > head.len() {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((start, len))
+    }
+
+    /// Read the 32-byte header of the chunk stored at data offset `off`.
+    fn read_file_chunk_header(&mut self, off: i64) -> Result<[u8; EXTENDED_HEADER_LENGTH]> {
+        let mut head = [0u8; EXTENDED_HEADER_LENGTH];
+        if off < 0 || off > self.hdr.cbytes - EXTENDED_HEADER_LENGTH as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        self.read_data(off, &mut head)?;
+        Ok(head)
+    }
+
+    /// Checked length of the chunk at data offset `off` whose header is `head`.
+    fn checked_chunk_len(&self, off: i64, head: &[u8]) -> Result<usize> {
+        let h = chunk::read_header(head)?;
+        let len = i64::from(h.cbytes);
+        if len < EXTENDED_HEADER_LENGTH as i64 || off.checked_add(len).map_or(true, |end| end > self.hdr.cbytes) {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(len as usize)
+    }
+
+    /// Read bytes of the data region of a file frame.
+    fn read_data(&mut self, off: i64, buf: &mut [u8]) -> Result<()> {
+        let (base, hl) = match &self.kind {
+            FrameKind::File { offset, .. } => (*offset, self.hdr.header_len as u64),
+            _ => return Err(Error::FrameType),
+        };
+        let end = off.checked_add(buf.len() as i64).ok_or(Error::InvalidHeader)?;
+        if off < 0 || end > self.hdr.cbytes {
+            return Err(Error::InvalidHeader);
+        }
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.read_at(base + hl + off as u64, buf)
+    }
+
+    /// The whole frame as one contiguous buffer. For in-memory and file
+    /// frames these are the frame's own bytes; a sparse frame has none
+    /// (convert it through a super-chunk copy instead).
+    pub fn to_cframe(&mut self) -> Result<Vec<u8>> {
+        match self.kind.clone() {
+            FrameKind::Memory => match &self.raw {
+                Some(r) => Ok(r.clone()),
+                None => self.serialize_memory(),
+            },
+            FrameKind::File { offset, .. } => {
+                let len = usize::try_from(self.hdr.frame_len).map_err(|_| Error::InvalidHeader)?;
+                let mut buf = vec![0u8; len];
+                self.file.as_mut().ok_or(Error::FileOpen)?.read_at(offset, &mut buf)?;
+                Ok(buf)
+            }
+            FrameKind::Sparse { .. } => Err(Error::FrameType),
+        }
+    }
+
+    /// The bytes of an in-memory frame, serialized once and kept until the
+    /// next edit (for callers that hand out a pointer without copying, as
+    /// `blosc2_schunk_to_buffer` does).
+    pub fn cframe_ref(&mut self) -> Result<&[u8]> {
+        if !matches!(self.kind, FrameKind::Memory) {
+            return Err(Error::FrameType);
+        }
+        if self.raw.is_none() {
+            self.raw = Some(self.serialize_memory()?);
+        }
+        self.raw.as_deref().ok_or(Error::Failure("frame cache"))
+    }
+
+    /// Serialize an in-memory frame: header, data, offsets, trailer.
+    fn serialize_memory(&self) -> Result<Vec<u8>> {
+        let header = format::encode_header(&self.hdr, &self.metas)?;
+        let trailer = format::encode_trailer(&self.vlmetas)?;
+        let mut out = Vec::with_capacity(self.hdr.frame_len.max(0) as usize);
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&self.data);
+        if let Some(o) = &self.off_chunk {
+            out.extend_from_slice(o);
+        }
+        out.extend_from_slice(&trailer);
+        if out.len() as i64 != self.hdr.frame_len {
+            return Err(Error::Failure("frame length mismatch"));
+        }
+        Ok(out)
+    }
+}
