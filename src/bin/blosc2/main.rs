@@ -1,0 +1,41 @@
+//! The `blosc2` command-line tool.
+//!
+//! `blosc2 demo` (the default) compresses and decompresses built-in data
+//! with every codec and prints the ratio and speed of each.
+
+mod demo;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: blosc2 [demo [--size MIB] [--clevel N] [--nthreads N]]
+
+commands:
+  demo    compress and decompress built-in data with every codec and print
+          ratio and speed (the default when no command is given)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (cmd, rest) = match args.split_first() {
+        None => ("demo", &args[..]),
+        Some((c, r)) => (c.as_str(), r),
+    };
+    let result = match cmd {
+        "demo" => demo::run(rest),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        "-V" | "--version" => {
+            println!("blosc2 {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("blosc2: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
