@@ -35,8 +35,6 @@ else
     trap 'rm -rf "$out"' EXIT
 fi
 
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/interop}"
-
 only_args=()
 if [[ -n "${INTEROP_ONLY:-}" ]]; then
     only_args=(--only "$INTEROP_ONLY")
