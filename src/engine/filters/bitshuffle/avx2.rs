@@ -2,6 +2,8 @@
 //! registers, 32 groups of 8 items per step. Leftover items go to the SSE2
 //! kernels, then to [`super::generic`].
 
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]

@@ -15,6 +15,8 @@
 //! tile, although the planes of a large block are far apart (see
 //! [`TILE_BYTES`]).
 
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]

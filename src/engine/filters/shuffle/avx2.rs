@@ -7,6 +7,8 @@
 //! A remaining block of 16 items goes to the SSE2 kernels, the rest to
 //! [`super::generic`].
 
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]

@@ -5,6 +5,8 @@
 //! transposes are the `unpack` networks of the parent module. Items the
 //! vector loop cannot take are finished by [`super::generic`].
 
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
