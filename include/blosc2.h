@@ -748,147 +748,6 @@ typedef struct {
 } blosc2_stdio_mmap;
 
 /**
- * Instrumentation record written by codecs built with `instr_codec`.
- */
-typedef struct {
-  /**
-   * Compression ratio of the block.
-   */
-  float cratio;
-  /**
-   * Compression speed.
-   */
-  float cspeed;
-  /**
-   * Filter speed.
-   */
-  float filter_speed;
-  /**
-   * Free-form flags.
-   */
-  uint8_t flags[4];
-} blosc2_instr;
-
-/**
- * Open callback of an I/O backend.
- */
-typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
-
-/**
- * Close callback of an I/O backend.
- */
-typedef int (*blosc2_close_cb)(void *stream);
-
-/**
- * Size callback of an I/O backend.
- */
-typedef int64_t (*blosc2_size_cb)(void *stream);
-
-/**
- * Positioned write callback of an I/O backend.
- */
-typedef int64_t (*blosc2_write_cb)(const void *ptr,
-                                   int64_t size,
-                                   int64_t nitems,
-                                   int64_t position,
-                                   void *stream);
-
-/**
- * Positioned read callback of an I/O backend.
- */
-typedef int64_t (*blosc2_read_cb)(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
-/**
- * Truncate callback of an I/O backend.
- */
-typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
-
-/**
- * Destroy callback of an I/O backend (frees its params).
- */
-typedef int (*blosc2_destroy_cb)(void *params);
-
-/**
- * A set of I/O callbacks registered under an id.
- */
-typedef struct {
-  /**
-   * Backend id.
-   */
-  uint8_t id;
-  /**
-   * Backend name.
-   */
-  char *name;
-  /**
-   * True when `read` expects the caller to provide the buffer.
-   */
-  bool is_allocation_necessary;
-  /**
-   * Open a stream.
-   */
-  blosc2_open_cb open;
-  /**
-   * Close a stream.
-   */
-  blosc2_close_cb close;
-  /**
-   * Size of a stream.
-   */
-  blosc2_size_cb size;
-  /**
-   * Write to a stream.
-   */
-  blosc2_write_cb write;
-  /**
-   * Read from a stream.
-   */
-  blosc2_read_cb read;
-  /**
-   * Truncate a stream.
-   */
-  blosc2_truncate_cb truncate;
-  /**
-   * Release the backend params.
-   */
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
-
-/**
- * A tuner plugin: callbacks that choose block sizes and parameters.
- */
-typedef struct {
-  /**
-   * Initialise the tuner for a pair of contexts (`dctx` may be NULL).
-   */
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  /**
-   * Choose the next block size.
-   */
-  int (*next_blocksize)(blosc2_context *context);
-  /**
-   * Choose the next compression parameters.
-   */
-  int (*next_cparams)(blosc2_context *context);
-  /**
-   * Feed back the time a compression took.
-   */
-  int (*update)(blosc2_context *context, double ctime);
-  /**
-   * Release the tuner state.
-   */
-  int (*free)(blosc2_context *context);
-  /**
-   * Tuner id.
-   */
-  int id;
-  /**
-   * Tuner name.
-   */
-  char *name;
-} blosc2_tuner;
-
-/**
  * A fixed-length metalayer. `name` and `content` live on the C heap.
  */
 typedef struct blosc2_metalayer {
@@ -1039,6 +898,147 @@ typedef struct blosc2_schunk {
    */
   int64_t change_tick;
 } blosc2_schunk;
+
+/**
+ * Instrumentation record written by codecs built with `instr_codec`.
+ */
+typedef struct {
+  /**
+   * Compression ratio of the block.
+   */
+  float cratio;
+  /**
+   * Compression speed.
+   */
+  float cspeed;
+  /**
+   * Filter speed.
+   */
+  float filter_speed;
+  /**
+   * Free-form flags.
+   */
+  uint8_t flags[4];
+} blosc2_instr;
+
+/**
+ * Open callback of an I/O backend.
+ */
+typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close callback of an I/O backend.
+ */
+typedef int (*blosc2_close_cb)(void *stream);
+
+/**
+ * Size callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_size_cb)(void *stream);
+
+/**
+ * Positioned write callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_write_cb)(const void *ptr,
+                                   int64_t size,
+                                   int64_t nitems,
+                                   int64_t position,
+                                   void *stream);
+
+/**
+ * Positioned read callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_read_cb)(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
+
+/**
+ * Truncate callback of an I/O backend.
+ */
+typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
+
+/**
+ * Destroy callback of an I/O backend (frees its params).
+ */
+typedef int (*blosc2_destroy_cb)(void *params);
+
+/**
+ * A set of I/O callbacks registered under an id.
+ */
+typedef struct {
+  /**
+   * Backend id.
+   */
+  uint8_t id;
+  /**
+   * Backend name.
+   */
+  char *name;
+  /**
+   * True when `read` expects the caller to provide the buffer.
+   */
+  bool is_allocation_necessary;
+  /**
+   * Open a stream.
+   */
+  blosc2_open_cb open;
+  /**
+   * Close a stream.
+   */
+  blosc2_close_cb close;
+  /**
+   * Size of a stream.
+   */
+  blosc2_size_cb size;
+  /**
+   * Write to a stream.
+   */
+  blosc2_write_cb write;
+  /**
+   * Read from a stream.
+   */
+  blosc2_read_cb read;
+  /**
+   * Truncate a stream.
+   */
+  blosc2_truncate_cb truncate;
+  /**
+   * Release the backend params.
+   */
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
+
+/**
+ * A tuner plugin: callbacks that choose block sizes and parameters.
+ */
+typedef struct {
+  /**
+   * Initialise the tuner for a pair of contexts (`dctx` may be NULL).
+   */
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  /**
+   * Choose the next block size.
+   */
+  int (*next_blocksize)(blosc2_context *context);
+  /**
+   * Choose the next compression parameters.
+   */
+  int (*next_cparams)(blosc2_context *context);
+  /**
+   * Feed back the time a compression took.
+   */
+  int (*update)(blosc2_context *context, double ctime);
+  /**
+   * Release the tuner state.
+   */
+  int (*free)(blosc2_context *context);
+  /**
+   * Tuner id.
+   */
+  int id;
+  /**
+   * Tuner name.
+   */
+  char *name;
+} blosc2_tuner;
 
 /**
  * Codec encoder callback.
@@ -1664,6 +1664,545 @@ BLOSC_EXPORT blosc2_io blosc2_get_blosc2_io_defaults(void);
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
 /**
+ * Create a new super-chunk with `storage` (NULL pointers inside it take
+ * their defaults). A `urlpath` makes it persistent: a contiguous frame
+ * file, or a sparse frame directory when `contiguous` is false; neither
+ * may exist yet. Works without `blosc2_init`. Returns NULL for a NULL
+ * storage, parameters 3.3.5 refuses (undefined filters, tuners), a
+ * user-defined I/O backend, or a path that cannot be created.
+ *
+ * # Safety
+ * `storage` must be NULL or point to a valid `blosc2_storage`.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_new(blosc2_storage *storage);
+
+/**
+ * Copy a super-chunk into a new one with `storage` (its `cparams` NULL =
+ * the source's parameters). Chunks are copied as they are when the
+ * parameters match, recompressed otherwise; metalayers and vlmetalayers
+ * are copied. Returns NULL on any failure.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk; `storage` NULL or valid.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_copy(blosc2_schunk *schunk, blosc2_storage *storage);
+
+/**
+ * Release a super-chunk: its contexts, storage, metalayers, `blockshape`
+ * and, for a frame taken over with `blosc2_schunk_avoid_cframe_free(...,
+ * false)`, the caller's frame buffer. Returns 0, or a negative code for
+ * NULL or a pointer that is not a live super-chunk.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk, not used afterwards.
+ */
+BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
+
+/**
+ * Append a compressed chunk. With `copy` false the super-chunk takes
+ * ownership of `chunk` (a `malloc`ed buffer, freed here once appended).
+ * Returns the new number of chunks or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `chunk` NULL or a whole chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(blosc2_schunk *schunk, uint8_t *chunk, bool copy);
+
+/**
+ * Insert a compressed chunk before position `nchunk` (0..=nchunks).
+ * Ownership of `chunk` as in `blosc2_schunk_append_chunk`. Returns the new
+ * number of chunks or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `chunk` NULL or a whole chunk.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Replace chunk `nchunk`. Ownership of `chunk` as in
+ * `blosc2_schunk_append_chunk`. Returns the number of chunks or a
+ * negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `chunk` NULL or a whole chunk.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_update_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Remove chunk `nchunk`. Returns the new number of chunks or a negative
+ * code.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(blosc2_schunk *schunk, int64_t nchunk);
+
+/**
+ * Compress `nbytes` bytes at `src` into a new chunk and append it.
+ * Returns the new number of chunks or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `src` readable for `nbytes` bytes.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_buffer(blosc2_schunk *schunk, const void *src, int32_t nbytes);
+
+/**
+ * Decompress chunk `nchunk` into `dest` (`nbytes` bytes) with
+ * `schunk->dctx`. Returns the decompressed size or a negative code
+ * (`BLOSC2_ERROR_WRITE_BUFFER` for frames, `BLOSC2_ERROR_INVALID_PARAM`
+ * otherwise, when `dest` is too small, as in 3.3.5).
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `dest` writable for `nbytes` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_decompress_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+/**
+ * Get chunk `nchunk` as stored: `*chunk` points into the super-chunk
+ * (`*needs_free` false) for in-memory storage, or to a `malloc`ed copy
+ * to `free()` (`*needs_free` true) for disk frames and special chunks of
+ * frames. Returns the chunk length or a negative code (then `*chunk` is
+ * NULL).
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `chunk`/`needs_free` NULL or writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_chunk(blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+/**
+ * Get chunk `nchunk` for reading parts of it: for disk frames a lazy
+ * chunk (header, block starts and a trailer locating the blocks, with the
+ * lazy flag) that `blosc2_decompress_ctx(schunk->dctx, ...)`, the
+ * getitem functions and `blosc2_decompress` complete from the frame;
+ * otherwise as `blosc2_schunk_get_chunk`. Ownership as there.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `chunk`/`needs_free` NULL or writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_lazychunk(blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+/**
+ * Decode block `nblock` of VL-block chunk `nchunk` with `schunk->dctx`
+ * into a `malloc`ed `*dest` of `*destsize` bytes. Returns the block size
+ * or a negative code (then `*dest` is NULL and `*destsize` 0).
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `dest`/`destsize` NULL or writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+/**
+ * Store in `*cparams` a `malloc`ed copy (to `free()`) of the super-chunk's
+ * compression parameters, read from its public fields (threads from
+ * `schunk->cctx`). Returns 0, or a negative code with `*cparams` NULL.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `cparams` NULL or writable.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_cparams(blosc2_schunk *schunk, blosc2_cparams **cparams);
+
+/**
+ * Store in `*dparams` a `malloc`ed copy (to `free()`) of the super-chunk's
+ * decompression parameters (threads from `schunk->dctx`). Returns 0, or a
+ * negative code with `*dparams` NULL.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `dparams` NULL or writable.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_dparams(blosc2_schunk *schunk, blosc2_dparams **dparams);
+
+/**
+ * Reorder the chunks: chunk `i` becomes the old chunk `offsets_order[i]`
+ * (`nchunks` entries, a permutation). Returns 0 or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `offsets_order` NULL or `nchunks` entries.
+ */
+BLOSC_EXPORT int blosc2_schunk_reorder_offsets(blosc2_schunk *schunk, int64_t *offsets_order);
+
+/**
+ * Fill an empty super-chunk with `nitems` items of a special value
+ * (`BLOSC2_SPECIAL_ZERO`, `_NAN` or `_UNINIT`) in chunks of `chunksize`
+ * bytes. Returns the number of chunks or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+/**
+ * Open the frame stored in file `urlpath` at byte `offset` (0 for a frame
+ * file or a sparse frame directory). No copy is made: chunks are read
+ * from disk when needed and edits go to disk. Returns NULL for NULL or
+ * non-UTF-8 paths, negative offsets, missing, truncated or corrupted
+ * frames.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+/**
+ * Open the frame in file (or sparse directory) `urlpath`; see
+ * `blosc2_schunk_open_offset`.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+/**
+ * A super-chunk out of the contiguous frame of `len` bytes at `cframe`.
+ * With `copy` false it keeps the frame (contiguous in-memory storage);
+ * with `copy` true it holds the chunks separately. Either way the bytes
+ * are read into the super-chunk; see the module docs for who frees
+ * `cframe`. Returns NULL for NULL, short, truncated or corrupted frames.
+ *
+ * # Safety
+ * `cframe` must be NULL or readable for `len` bytes.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
+
+/**
+ * Whether `blosc2_schunk_free` leaves alone (true, the default) or
+ * `free()`s (false) the caller's frame buffer of a super-chunk made with
+ * `blosc2_schunk_from_buffer(..., copy = false)`. No effect on other
+ * super-chunks, NULL or unknown pointers.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT void blosc2_schunk_avoid_cframe_free(blosc2_schunk *schunk, bool avoid_cframe_free);
+
+/**
+ * The super-chunk as a contiguous frame: for an in-memory contiguous
+ * super-chunk `*cframe` points to its own frame (valid until it is edited
+ * or freed, `*needs_free` false); otherwise to a `malloc`ed frame to
+ * `free()` (`*needs_free` true). Returns the frame length, or a negative
+ * code with `*cframe` NULL.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `cframe`/`needs_free` NULL or writable.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_to_buffer(blosc2_schunk *schunk, uint8_t **cframe, bool *needs_free);
+
+/**
+ * Write the super-chunk as a contiguous frame file `urlpath` (replacing
+ * it). Returns the frame length or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `urlpath` NULL or NUL-terminated.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * Append the super-chunk as a contiguous frame at the end of file
+ * `urlpath` (created if missing). Returns the offset where the frame
+ * starts (for `blosc2_schunk_open_offset`) or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `urlpath` NULL or NUL-terminated.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * Length of the super-chunk's frame in bytes (without a frame, the
+ * estimate `cbytes + 8 * nchunks`), or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk *schunk);
+
+/**
+ * The offsets of the frame's chunks (`nchunks` `int64_t`, relative to the
+ * end of the header, special chunks with bit 63 set; chunk numbers for
+ * sparse frames) in a `malloc`ed array to `free()`; NULL without a frame
+ * or on error.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(blosc2_schunk *schunk);
+
+/**
+ * Take the frame lock. Operations on one handle are always serialized by
+ * this library and cross-process file locking is not implemented, so
+ * this succeeds (0) for any live super-chunk, as 3.3.5 does without
+ * `locking`.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
+
+/**
+ * Release the frame lock (see `blosc2_schunk_lock`). Returns 0.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_unlock(blosc2_schunk *schunk);
+
+/**
+ * Re-read a disk frame another handle (or process) may have changed:
+ * counters, metalayers and vlmetalayers are updated. Returns 1 when
+ * something changed, 0 when not (always for in-memory super-chunks), or
+ * a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(blosc2_schunk *schunk);
+
+/**
+ * Remove directory `path` and the files in it. Returns 0,
+ * `BLOSC2_ERROR_INVALID_PARAM` for NULL/empty paths,
+ * `BLOSC2_ERROR_NOT_FOUND` when it does not exist, or another negative
+ * code.
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_dir(const char *path);
+
+/**
+ * Remove a file or a directory. A NULL or missing path is not an error.
+ * Returns 0 or a negative code.
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
+
+/**
+ * Rename a file or directory (replacing `new_path`). NULL arguments do
+ * nothing. Returns 0, or `BLOSC2_ERROR_FAILURE` when `old_urlpath` does
+ * not exist or cannot be renamed.
+ *
+ * # Safety
+ * Both must be NULL or NUL-terminated strings.
+ */
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
+
+/**
+ * Add a metalayer `name` with `content_len` bytes of `content`. Frames
+ * only accept new metalayers before the first chunk. Returns its index
+ * or a negative code (`BLOSC2_ERROR_INVALID_PARAM` when it exists).
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `name` NULL or NUL-terminated; `content`
+ * NULL or readable for `content_len` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_meta_add(blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content,
+                    int32_t content_len);
+
+/**
+ * Overwrite the content of metalayer `name` (`content_len` may not exceed
+ * its size; a shorter content replaces the first bytes). Returns its
+ * index or a negative code.
+ *
+ * # Safety
+ * As for `blosc2_meta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_meta_update(blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content,
+                       int32_t content_len);
+
+/**
+ * Index of vlmetalayer `name`, `BLOSC2_ERROR_NOT_FOUND`, or another
+ * negative code. On-disk super-chunks are re-read first when another
+ * handle changed them.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `name` NULL or NUL-terminated.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_exists(blosc2_schunk *schunk, const char *name);
+
+/**
+ * Add vlmetalayer `name`, compressing `content` with `cparams` (NULL =
+ * `BLOSC2_CPARAMS_DEFAULTS`). Returns its index or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `name` NULL or NUL-terminated; `content`
+ * NULL or readable for `content_len` bytes; `cparams` NULL or valid.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_add(blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content,
+                      int32_t content_len,
+                      blosc2_cparams *cparams);
+
+/**
+ * Replace the content of vlmetalayer `name` (compressed with `cparams`,
+ * NULL = defaults). Returns its index or a negative code.
+ *
+ * # Safety
+ * As for `blosc2_vlmeta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_update(blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content,
+                         int32_t content_len,
+                         blosc2_cparams *cparams);
+
+/**
+ * Decompress vlmetalayer `name` into a `malloc`ed `*content` (to
+ * `free()`; NULL when empty) of `*content_len` bytes. Returns its index,
+ * or a negative code with `*content` NULL and `*content_len` 0.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `name` NULL or NUL-terminated;
+ * `content`/`content_len` NULL or writable.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_get(blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content,
+                      int32_t *content_len);
+
+/**
+ * Remove vlmetalayer `name`. Returns the number of vlmetalayers left or a
+ * negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `name` NULL or NUL-terminated.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_delete(blosc2_schunk *schunk, const char *name);
+
+/**
+ * Store in `names[i]` the name of every vlmetalayer (`names` must hold
+ * `schunk->nvlmetalayers` pointers). The strings belong to the
+ * super-chunk (do not free them; valid until its vlmetalayers change).
+ * Returns the number of names or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `names` NULL or writable for
+ * `schunk->nvlmetalayers` pointers.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
+
+/**
+ * Copy items `[start, stop)` into `buffer` (`(stop - start) * typesize`
+ * bytes), decoding only the blocks needed. Works with variable chunk
+ * sizes too. Returns 0 or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `buffer` writable for the slice's bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_slice_buffer(blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Overwrite items `[start, stop)` with `buffer`, recompressing the chunks
+ * involved. Returns 0 or a negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `buffer` readable for the slice's bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_set_slice_buffer(blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Gather the items at the `ncoords` item indexes `coords` into `buffer`
+ * (`ncoords * typesize` bytes), in the order given. Returns 0 or a
+ * negative code.
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `coords` readable for `ncoords` entries
+ * and `buffer` writable for `ncoords * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+/**
+ * The chunks holding the slice `[start, stop)`: for super-chunks with a
+ * `b2nd` (or `caterva`) metalayer `start`/`stop` have one entry per
+ * dimension and chunks are those of the array; otherwise item indexes
+ * `start[0]`/`stop[0]`. `*chunks_idx` receives a `malloc`ed array (to
+ * `free()`; NULL when there are none). Returns their number or a
+ * negative code (then `*chunks_idx` is NULL).
+ *
+ * # Safety
+ * `schunk` must be NULL or live; `start`/`stop` NULL or readable for
+ * `ndim` (1 without metalayer) entries; `chunks_idx` NULL or writable.
+ */
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
+/**
+ * Convert the C-order linear index `i` into an `ndim`-dimensional index
+ * (`index`) for an array of `shape`. `ndim` above 16 or NULL pointers do
+ * nothing; zero-sized dimensions give an all-zero index.
+ *
+ * # Safety
+ * `shape` and `index` must be NULL or hold `ndim` entries.
+ */
+BLOSC_EXPORT void blosc2_unidim_to_multidim(uint8_t ndim, int64_t *shape, int64_t i, int64_t *index);
+
+/**
+ * Convert an `ndim`-dimensional index into a linear one with `strides`:
+ * `*i = sum(index[j] * strides[j])`.
+ *
+ * # Safety
+ * `index` and `strides` must be NULL or hold `ndim` entries; `i` NULL or
+ * writable.
+ */
+BLOSC_EXPORT
+void blosc2_multidim_to_unidim(const int64_t *index,
+                               int8_t ndim,
+                               const int64_t *strides,
+                               int64_t *i);
+
+/**
  * Compress `nblocks` buffers (`srcs[i]`, `srcsizes[i]` bytes each) into
  * one VL-block chunk in `dest`. Returns the chunk size, 0 when it does
  * not fit, or a negative code.
@@ -1736,53 +2275,8 @@ extern "C" {
 
 /* Functions of the 3.3.5 API not exported by this build yet (declared so
    that code written against 3.3.5 compiles; see src/capi/header/prototypes.h). */
-BLOSC_EXPORT int blosc2_schunk_get_vlblock(blosc2_schunk *schunk, int64_t nchunk, int32_t nblock, uint8_t **dest, int32_t *destsize);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_new(blosc2_storage *storage);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_copy(blosc2_schunk *schunk, blosc2_storage *storage);
-BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
-BLOSC_EXPORT int64_t blosc2_schunk_append_buffer(blosc2_schunk *schunk, const void *src, int32_t nbytes);
-BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(blosc2_schunk *schunk, uint8_t *chunk, bool copy);
-BLOSC_EXPORT int64_t blosc2_schunk_update_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t *chunk, bool copy);
-BLOSC_EXPORT int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t *chunk, bool copy);
-BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(blosc2_schunk *schunk, int64_t nchunk);
-BLOSC_EXPORT int blosc2_schunk_decompress_chunk(blosc2_schunk *schunk, int64_t nchunk, void *dest, int32_t nbytes);
-BLOSC_EXPORT int blosc2_schunk_get_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t **chunk, bool *needs_free);
-BLOSC_EXPORT int blosc2_schunk_get_lazychunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t **chunk, bool *needs_free);
-BLOSC_EXPORT int blosc2_schunk_get_cparams(blosc2_schunk *schunk, blosc2_cparams **cparams);
-BLOSC_EXPORT int blosc2_schunk_get_dparams(blosc2_schunk *schunk, blosc2_dparams **dparams);
-BLOSC_EXPORT int blosc2_schunk_reorder_offsets(blosc2_schunk *schunk, int64_t *offsets_order);
-BLOSC_EXPORT int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk, int64_t nitems, int special_value, int32_t chunksize);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open(const char *urlpath);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio);
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath, int64_t offset, const blosc2_io *udio);
-BLOSC_EXPORT int64_t blosc2_schunk_to_buffer(blosc2_schunk *schunk, uint8_t **cframe, bool *needs_free);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
-BLOSC_EXPORT void blosc2_schunk_avoid_cframe_free(blosc2_schunk *schunk, bool avoid_cframe_free);
-BLOSC_EXPORT int64_t blosc2_schunk_to_file(blosc2_schunk *schunk, const char *urlpath);
-BLOSC_EXPORT int64_t blosc2_schunk_append_file(blosc2_schunk *schunk, const char *urlpath);
-BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk *schunk);
-BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(blosc2_schunk *schunk);
-BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
-BLOSC_EXPORT int blosc2_schunk_unlock(blosc2_schunk *schunk);
-BLOSC_EXPORT int blosc2_schunk_refresh(blosc2_schunk *schunk);
-BLOSC_EXPORT int blosc2_remove_dir(const char *path);
-BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
-BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
-BLOSC_EXPORT int blosc2_meta_add(blosc2_schunk *schunk, const char *name, uint8_t *content, int32_t content_len);
-BLOSC_EXPORT int blosc2_meta_update(blosc2_schunk *schunk, const char *name, uint8_t *content, int32_t content_len);
-BLOSC_EXPORT int blosc2_vlmeta_exists(blosc2_schunk *schunk, const char *name);
-BLOSC_EXPORT int blosc2_vlmeta_add(blosc2_schunk *schunk, const char *name, uint8_t *content, int32_t content_len, blosc2_cparams *cparams);
-BLOSC_EXPORT int blosc2_vlmeta_update(blosc2_schunk *schunk, const char *name, uint8_t *content, int32_t content_len, blosc2_cparams *cparams);
-BLOSC_EXPORT int blosc2_vlmeta_get(blosc2_schunk *schunk, const char *name, uint8_t **content, int32_t *content_len);
-BLOSC_EXPORT int blosc2_vlmeta_delete(blosc2_schunk *schunk, const char *name);
-BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
-BLOSC_EXPORT int blosc2_schunk_get_slice_buffer(blosc2_schunk *schunk, int64_t start, int64_t stop, void *buffer);
-BLOSC_EXPORT int blosc2_schunk_set_slice_buffer(blosc2_schunk *schunk, int64_t start, int64_t stop, void *buffer);
-BLOSC_EXPORT int blosc2_schunk_get_sparse_buffer(blosc2_schunk *schunk, int64_t ncoords, const int64_t *coords, void *buffer);
-BLOSC_EXPORT int64_t blosc2_get_slice_nchunks(blosc2_schunk *schunk, int64_t *start, int64_t *stop, int64_t **chunks_idx);
-BLOSC_EXPORT void blosc2_unidim_to_multidim(uint8_t ndim, int64_t *shape, int64_t i, int64_t *index);
-BLOSC_EXPORT void blosc2_multidim_to_unidim(const int64_t *index, int8_t ndim, const int64_t *strides, int64_t *i);
 BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
 BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);

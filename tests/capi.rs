@@ -220,3 +220,8 @@ fn env_vars() {
         &[("CAPI_ENV_MODE", "blosc1_compat"), ("BLOSC_BLOSC1_COMPAT", "1")],
     );
 }
+
+#[test]
+fn schunk_basic() {
+    run("schunk_basic");
+}

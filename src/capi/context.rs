@@ -100,6 +100,12 @@ impl blosc2_context {
     pub(crate) fn mode(&self) -> Mode {
         self.mode
     }
+
+    /// The super-chunk of the context's params (`dparams.schunk`), which
+    /// completes lazy chunks.
+    pub(crate) fn schunk(&self) -> *mut c_void {
+        self.dparams.schunk
+    }
 }
 
 impl Drop for blosc2_context {
@@ -490,6 +496,18 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         if c.mode() != Mode::Decompress {
             return ERR_INVALID_PARAM;
         }
+        // A lazy chunk is completed from its super-chunk first (before the
+        // engine is locked: the super-chunk may be using this context).
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+            Ok(Some(full)) => {
+                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
+                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
+                return unsafe { blosc2_decompress_ctx(context, full.as_ptr().cast(), len, dest, destsize) };
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
         let mut e = match c.engine() {
             Ok(e) => e,
             Err(code) => return code,
@@ -570,6 +588,18 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let Some(c) = (unsafe { ctx_ref(context) }) else {
             return ERR_NULL_POINTER;
         };
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+            Ok(Some(full)) => {
+                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
+                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
+                return unsafe {
+                    blosc2_getitem_ctx(context, full.as_ptr().cast(), len, start, nitems, dest, destsize)
+                };
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
         match c.engine() {
             // SAFETY: buffers per the contract.
             Ok(mut e) => unsafe {
@@ -609,6 +639,18 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let Some(c) = (unsafe { ctx_ref(context) }) else {
             return ERR_NULL_POINTER;
         };
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+            Ok(Some(full)) => {
+                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
+                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
+                return unsafe {
+                    blosc2_getitem_bytes_ctx(context, full.as_ptr().cast(), len, start, nbytes, dest, destsize)
+                };
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
         match c.engine() {
             // SAFETY: buffers per the contract.
             Ok(mut e) => unsafe {

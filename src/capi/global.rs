@@ -324,6 +324,18 @@ pub unsafe extern "C" fn blosc2_decompress(
     destsize: i32,
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
+        // A lazy chunk is completed from the on-disk super-chunk it came
+        // from (before the global lock is taken).
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut()) } {
+            Ok(Some(full)) => {
+                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
+                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
+                return unsafe { blosc2_decompress(full.as_ptr().cast(), len, dest, destsize) };
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
         let mut g = globals();
         if let Some(n) = env::nthreads() {
             if n <= 0 || n > i64::from(i16::MAX) {
@@ -377,6 +389,16 @@ pub unsafe extern "C" fn blosc2_getitem(
     destsize: i32,
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut()) } {
+            Ok(Some(full)) => {
+                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
+                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
+                return unsafe { blosc2_getitem(full.as_ptr().cast(), len, start, nitems, dest, destsize) };
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
         let mut ctx = Context::decompressor(DParams::default());
         // SAFETY: buffers per the contract.
         unsafe {
