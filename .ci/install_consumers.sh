@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Install and swap-in checks (issue #5):
+#   1. cmake -S . -B build && cmake --build build && cmake --install build
+#      --prefix P, into a temporary P, and a check of every installed file;
+#   2. capi-tests/cmake_consumer (find_package(Blosc2), one program per
+#      imported target) built and run with ctest, and
+#      capi-tests/cmake_package_checks (versions and components);
+#   3. capi-tests/pkgconfig_consumer built with pkg-config, the shared
+#      library and the static one (linked with blosc2.pc's Libs.private only);
+#   4. the README's shell example with the installed blosc2 tool;
+#   5. capi-tests/swapin/run.sh against P/lib: programs built against the
+#      reference C-Blosc2 3.3.5 run with our libblosc2.so.9.
+#
+# cmake's cargo build uses $CARGO_TARGET_DIR (default target/), so it does
+# nothing when `cargo build --release` has just run. BLOSC2_INSTALL_KEEP=1
+# keeps the temporary directory.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+# cmake and pkg-config come from the system's packages.
+missing_pkgs=()
+command -v cmake >/dev/null 2>&1 || missing_pkgs+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
+command -v make >/dev/null 2>&1 || missing_pkgs+=(make)
+if [[ ${#missing_pkgs[@]} -gt 0 ]]; then
+    echo "install: apt-get install ${missing_pkgs[*]}"
+    sudo_cmd=()
+    [[ "$(id -u)" -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing_pkgs[@]}" >/dev/null
+fi
+cmake --version | head -n1
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/blosc2-install.XXXXXX")"
+if [[ "${BLOSC2_INSTALL_KEEP:-0}" == 1 ]]; then
+    echo "install: work directory kept in $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+prefix="$work/prefix"
+passed=0
+failed=0
+fail() {
+    echo "install: FAIL $*" >&2
+    failed=$((failed + 1))
+}
+pass() {
+    echo "install: ok   $*"
+    passed=$((passed + 1))
+}
+
+# --- 1. the issue's three commands ------------------------------------------------
+echo "== cmake -S . -B build && cmake --build build && cmake --install build --prefix P"
+cmake -S "$root" -B "$work/build" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build"
+cmake --install "$work/build" --prefix "$prefix" >"$work/install.log"
+sed 's/^/  /' "$work/install.log"
+
+for f in lib/libblosc2.so.3.3.5 lib/libblosc2.a include/blosc2.h include/b2nd.h \
+    include/blosc2/blosc2-export.h include/blosc2/blosc2-common.h include/blosc2/blosc2-stdio.h \
+    include/blosc2/filters-registry.h include/blosc2/codecs-registry.h include/blosc2/tuners-registry.h \
+    lib/pkgconfig/blosc2.pc lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake \
+    lib/cmake/Blosc2/Blosc2Targets.cmake lib/cmake/Blosc2/Blosc2Targets-release.cmake bin/blosc2; do
+    if [[ -f "$prefix/$f" && ! -L "$prefix/$f" ]]; then pass "installed $f"; else fail "$f not installed"; fi
+done
+[[ "$(readlink "$prefix/lib/libblosc2.so.9")" == libblosc2.so.3.3.5 ]] &&
+    pass "lib/libblosc2.so.9 -> libblosc2.so.3.3.5" || fail "lib/libblosc2.so.9 is not a link to libblosc2.so.3.3.5"
+[[ "$(readlink "$prefix/lib/libblosc2.so")" == libblosc2.so.9 ]] &&
+    pass "lib/libblosc2.so -> libblosc2.so.9" || fail "lib/libblosc2.so is not a link to libblosc2.so.9"
+if readelf -d "$prefix/lib/libblosc2.so.3.3.5" | grep -q 'SONAME.*\[libblosc2\.so\.9\]'; then
+    pass "SONAME libblosc2.so.9"
+else
+    fail "libblosc2.so.3.3.5 has no SONAME libblosc2.so.9"
+fi
+cmp -s "$root/include/blosc2.h" "$prefix/include/blosc2.h" && pass "installed blosc2.h is include/blosc2.h" ||
+    fail "installed blosc2.h differs from include/blosc2.h"
+
+# --- 2. CMake consumer --------------------------------------------------------------
+echo "== capi-tests/cmake_consumer: find_package(Blosc2 REQUIRED)"
+if cmake -S "$root/capi-tests/cmake_consumer" -B "$work/cmake_consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+    >"$work/consumer.log" 2>&1 && cmake --build "$work/cmake_consumer" >>"$work/consumer.log" 2>&1; then
+    grep 'Blosc2 .* found' "$work/consumer.log" || true
+    if ctest --test-dir "$work/cmake_consumer" --output-on-failure; then
+        pass "cmake consumer (Blosc2::blosc2, Blosc2::blosc2_shared, Blosc2::blosc2_static)"
+    else
+        fail "cmake consumer tests"
+    fi
+    if readelf -d "$work/cmake_consumer/roundtrip_static" | grep -q libblosc2; then
+        fail "roundtrip_static (Blosc2::blosc2_static) needs a shared libblosc2"
+    else
+        pass "Blosc2::blosc2_static links statically"
+    fi
+    if readelf -d "$work/cmake_consumer/roundtrip_shared" | grep -q 'NEEDED.*\[libblosc2\.so\.9\]'; then
+        pass "Blosc2::blosc2_shared links libblosc2.so.9"
+    else
+        fail "roundtrip_shared (Blosc2::blosc2_shared) does not need libblosc2.so.9"
+    fi
+else
+    cat "$work/consumer.log" >&2
+    fail "cmake consumer did not build"
+fi
+
+echo "== capi-tests/cmake_package_checks: versions and components"
+if cmake -S "$root/capi-tests/cmake_package_checks" -B "$work/cmake_package_checks" \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$work/checks.log" 2>&1; then
+    grep -E '(ok|FAIL) ' "$work/checks.log" | sed 's/^-- /  /'
+    pass "find_package versions (SameMajorVersion), components and targets"
+else
+    cat "$work/checks.log" >&2
+    fail "find_package versions, components and targets"
+fi
+
+# --- 3. pkg-config consumer ---------------------------------------------------------
+echo "== capi-tests/pkgconfig_consumer: pkg-config --cflags --libs blosc2"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+echo "  pkg-config --cflags --libs blosc2: $(pkg-config --cflags --libs blosc2)"
+echo "  pkg-config --static --libs blosc2: $(pkg-config --static --libs blosc2)"
+[[ "$(pkg-config --modversion blosc2)" == 3.3.5 ]] && pass "pkg-config --modversion blosc2 = 3.3.5" ||
+    fail "pkg-config --modversion blosc2 = $(pkg-config --modversion blosc2)"
+mkdir -p "$work/pkgconfig_consumer"
+cp "$root/capi-tests/pkgconfig_consumer/main.c" "$root/capi-tests/pkgconfig_consumer/Makefile" \
+    "$work/pkgconfig_consumer/"
+if make -C "$work/pkgconfig_consumer" check; then
+    pass "pkg-config consumer, shared and static"
+else
+    fail "pkg-config consumer"
+fi
+if [[ -f "$work/pkgconfig_consumer/roundtrip_static" ]] &&
+    ! readelf -d "$work/pkgconfig_consumer/roundtrip_static" | grep -q libblosc2; then
+    pass "libblosc2.a links with Libs.private only: $(pkg-config --variable=libdir blosc2)/libblosc2.a" \
+        "$(pkg-config --static --libs-only-l blosc2 | sed 's/-lblosc2 *//')"
+else
+    fail "static link with Libs.private"
+fi
+
+# --- 4. the shell (README) -----------------------------------------------------------
+echo "== README: blosc2 demo --size 1"
+if "$prefix/bin/blosc2" demo --size 1 >"$work/demo.log" 2>&1; then
+    head -n 4 "$work/demo.log" | sed 's/^/  /'
+    pass "installed blosc2 tool"
+else
+    cat "$work/demo.log" >&2
+    fail "installed blosc2 tool"
+fi
+
+# --- 5. swap-in against the reference -------------------------------------------------
+echo "== capi-tests/swapin/run.sh $prefix/lib"
+if "$root/capi-tests/swapin/run.sh" "$prefix/lib"; then
+    pass "swap-in"
+else
+    fail "swap-in"
+fi
+
+echo "install: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
