@@ -18,4 +18,6 @@ pub mod datagen;
 
 pub mod capi;
 
+pub mod recordio;
+
 pub use engine::error::{Error, Result};
