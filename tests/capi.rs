@@ -225,3 +225,23 @@ fn env_vars() {
 fn schunk_basic() {
     run("schunk_basic");
 }
+
+#[test]
+fn schunk_frames() {
+    run("schunk_frames");
+}
+
+#[test]
+fn schunk_meta() {
+    run("schunk_meta");
+}
+
+#[test]
+fn schunk_slices() {
+    run("schunk_slices");
+}
+
+#[test]
+fn schunk_null_args() {
+    run("schunk_null_args");
+}
