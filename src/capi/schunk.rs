@@ -1092,20 +1092,38 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     })
 }
 
-/// Hand a chunk to C: a pointer into the super-chunk (valid until it is
-/// edited or freed, `needs_free` false) or a `malloc`ed copy (`needs_free`
-/// true). Returns the chunk length.
-fn hand_out(c: std::borrow::Cow<'_, [u8]>, out: *mut *mut u8, needs_free: *mut bool) -> Result<c_int, c_int> {
-    let len = c_int::try_from(c.len()).map_err(|_| ERR_FAILURE)?;
-    let (p, free) = match c {
-        std::borrow::Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
-        std::borrow::Cow::Owned(v) => {
+/// A chunk on its way to C: borrowed from the super-chunk (valid until it
+/// is edited or freed) or owned.
+enum Out {
+    Borrowed(*const u8, usize),
+    Owned(Vec<u8>),
+}
+
+fn out_of(c: std::borrow::Cow<'_, [u8]>) -> Out {
+    match c {
+        std::borrow::Cow::Borrowed(b) => Out::Borrowed(b.as_ptr(), b.len()),
+        std::borrow::Cow::Owned(v) => Out::Owned(v),
+    }
+}
+
+/// Hand a chunk to C: a pointer into the super-chunk (`needs_free` false)
+/// or a `malloc`ed copy (`needs_free` true). Returns the chunk length.
+fn hand_out(c: Out, out: *mut *mut u8, needs_free: *mut bool) -> Result<c_int, c_int> {
+    let (p, len, free) = match c {
+        Out::Borrowed(p, len) => (p.cast_mut(), len, false),
+        Out::Owned(v) => {
             let p = malloc_bytes(&v);
             if p.is_null() {
                 return Err(ERR_MEMORY_ALLOC);
             }
-            (p, true)
+            (p, v.len(), true)
         }
+    };
+    let Ok(len) = c_int::try_from(len) else {
+        if free {
+            cfree(p);
+        }
+        return Err(ERR_FAILURE);
     };
     // SAFETY: both checked non-NULL and writable by the callers.
     unsafe {
@@ -1140,7 +1158,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
             return ERR_NULL_POINTER;
         }
         with_state(schunk, |st| {
-            hand_out(st.sc.get_chunk(nchunk).map_err(ecode)?, chunk, needs_free)
+            hand_out(out_of(st.sc.get_chunk(nchunk).map_err(ecode)?), chunk, needs_free)
         })
         .unwrap_or_else(|c| c)
     })
@@ -1171,7 +1189,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
             return ERR_NULL_POINTER;
         }
         with_state(schunk, |st| {
-            hand_out(st.sc.get_lazychunk(nchunk).map_err(ecode)?, chunk, needs_free)
+            let o = match st.sc.get_lazychunk(nchunk).map(out_of) {
+                Ok(o) => o,
+                // 3.3.5 has no lazy form for some chunks (empty ones) and
+                // fails; hand out the whole chunk instead.
+                Err(_) => out_of(st.sc.get_chunk(nchunk).map_err(ecode)?),
+            };
+            hand_out(o, chunk, needs_free)
         })
         .unwrap_or_else(|c| c)
     })
