@@ -1,17 +1,23 @@
 //! The `blosc2` command-line tool.
 //!
 //! `blosc2 demo` (the default) compresses and decompresses built-in data
-//! with every codec and prints the ratio and speed of each.
+//! with every codec and prints the ratio and speed of each; `blosc2 bench`
+//! is the speed benchmark, optionally against the reference C-Blosc2.
 
+mod bench;
 mod demo;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: blosc2 [demo [--size MIB] [--clevel N] [--nthreads N]]
+       blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N] [--quick]
+                    [--csv FILE] [--filter TERMS]... (blosc2 bench --help for more)
 
 commands:
   demo    compress and decompress built-in data with every codec and print
-          ratio and speed (the default when no command is given)";
+          ratio and speed (the default when no command is given)
+  bench   the speed benchmark: our engine, and with --vs-reference the
+          reference C-Blosc2 libblosc2.so in the same process";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,6 +27,7 @@ fn main() -> ExitCode {
     };
     let result = match cmd {
         "demo" => demo::run(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,594 @@
+//! Timing one benchmark cell on our engine and, when loaded, on the
+//! reference, alternating the two within every repetition (ABBA order),
+//! verifying every round trip, and keeping medians.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use blosc2::engine::constants::{blosc2_flags, flags, special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
+use blosc2::engine::context::Context;
+use blosc2::engine::params::{CParams, DParams};
+use blosc2::engine::schunk::{SChunk, Storage};
+
+use super::reference::{RefCtx, RefLib, RefSChunk, Settings};
+
+/// What one side produced in one cell.
+#[derive(Debug, Clone, Default)]
+pub struct SideResult {
+    /// Uncompressed / compressed size.
+    pub ratio: f64,
+    /// Median compression speed, MB/s (None when not measured).
+    pub cspeed: Option<f64>,
+    /// Median decompression speed, MB/s (getitem: calls per second).
+    pub dspeed: f64,
+    /// (max - min) / median of the compression times.
+    pub cspread: f64,
+    /// (max - min) / median of the decompression times.
+    pub dspread: f64,
+}
+
+/// The outcome of one cell.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// Index 0: ours; 1: the reference (when loaded).
+    pub sides: Vec<SideResult>,
+    /// What the chunks are: normal, memcpy(ed), special or mixed.
+    pub kind: &'static str,
+    /// Whether our chunks are byte-identical to the reference's.
+    pub identical: Option<bool>,
+    /// Units of work timed per repetition (chunks or getitem calls), and
+    /// how many the full data set has.
+    pub units: (usize, usize),
+    /// Repetitions timed.
+    pub reps: usize,
+    /// Bytes processed per repetition.
+    pub bytes: usize,
+    /// Speed of ours relative to the reference, as the median over the
+    /// repetitions of the paired time ratios t_ref / t_ours (each pair ran
+    /// back to back, so slow drifts of the machine's load cancel):
+    /// compression (None for getitem) and decompression.
+    pub rel: Option<(Option<f64>, f64)>,
+    /// memcpy bandwidth (MB/s) measured in the cell: the same chunks
+    /// copied into the same destination, in the same alternation.
+    pub memcpy: Option<f64>,
+}
+
+/// How long a cell may take, and how many repetitions it wants.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Wanted repetitions (medians over these).
+    pub reps: usize,
+    /// Target seconds for the timed repetitions of one cell.
+    pub seconds: f64,
+}
+
+/// Our CParams / DParams for `s`.
+pub fn our_params(s: &Settings) -> (CParams, DParams) {
+    (
+        CParams {
+            compcode: s.compcode,
+            clevel: s.clevel,
+            typesize: s.typesize,
+            nthreads: s.nthreads,
+            filters: s.filters,
+            ..CParams::default()
+        },
+        DParams {
+            nthreads: s.nthreads,
+            ..DParams::default()
+        },
+    )
+}
+
+/// One engine under test.
+enum Side<'l> {
+    Ours { c: Box<Context>, d: Box<Context> },
+    Ref(RefCtx<'l>),
+}
+
+impl Side<'_> {
+    fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        let n = match self {
+            Side::Ours { c, .. } => c.compress(src, dst).map_err(|e| format!("our compress: {e}"))?,
+            Side::Ref(r) => r.compress(src, dst)?,
+        };
+        if n == 0 {
+            return Err("compressed chunk did not fit in nbytes + MAX_OVERHEAD".into());
+        }
+        Ok(n)
+    }
+
+    fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Side::Ours { d, .. } => d.decompress(src, dst).map_err(|e| format!("our decompress: {e}")),
+            Side::Ref(r) => r.decompress(src, dst),
+        }
+    }
+
+    fn getitem(&mut self, src: &[u8], start: usize, dst: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Side::Ours { d, .. } => d
+                .getitem(src, start as i64, 1, dst)
+                .map_err(|e| format!("our getitem: {e}")),
+            Side::Ref(r) => r.getitem(src, start as i32, 1, dst),
+        }
+    }
+}
+
+fn sides<'l>(s: &Settings, lib: Option<&'l RefLib>) -> Result<Vec<Side<'l>>, String> {
+    let (cp, dp) = our_params(s);
+    let mut v = vec![Side::Ours {
+        c: Box::new(Context::compressor(cp)),
+        d: Box::new(Context::decompressor(dp)),
+    }];
+    if let Some(lib) = lib {
+        v.push(Side::Ref(lib.contexts(s)?));
+    }
+    Ok(v)
+}
+
+/// Side order of repetition `rep`: ours first on even repetitions.
+fn order(rep: usize, n: usize) -> Vec<usize> {
+    if rep % 2 == 0 {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    }
+}
+
+/// The median of `v` (not empty).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
+fn spread(v: &[f64]) -> f64 {
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let m = median(v);
+    if m > 0.0 {
+        (hi - lo) / m
+    } else {
+        0.0
+    }
+}
+
+/// Touch every page so that timing does not include first-use faults.
+fn touched(n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    v.fill(0x5A);
+    v
+}
+
+/// Make sure a stale destination cannot pass verification: flip one byte
+/// per page (cheap, and it leaves the caches alone).
+fn poison(out: &mut [u8], src: &[u8], rep: usize) {
+    let first = (rep * 611) % 4096;
+    for p in (first..out.len().min(src.len())).step_by(4096) {
+        out[p] = !src[p];
+    }
+}
+
+fn verify(out: &[u8], src: &[u8], who: &str) -> Result<(), String> {
+    if out != src {
+        let at = out.iter().zip(src).position(|(a, b)| a != b).unwrap_or(0);
+        return Err(format!("{who}: round trip differs from the input at byte {at}"));
+    }
+    Ok(())
+}
+
+const WHO: [&str; 2] = ["ours", "reference"];
+
+/// The kind of a chunk from its header.
+fn chunk_kind(c: &[u8]) -> &'static str {
+    if c.len() >= EXTENDED_HEADER_LENGTH && c[2] & flags::EXTENDED_HEADER == flags::EXTENDED_HEADER {
+        let sp = (c[31] >> blosc2_flags::SPECIAL_SHIFT) & special::MASK;
+        if sp != special::NONE {
+            return "special";
+        }
+    }
+    if c.len() > 2 && c[2] & flags::MEMCPYED != 0 {
+        return "memcpy";
+    }
+    "normal"
+}
+
+fn combine_kind(kinds: impl Iterator<Item = &'static str>) -> &'static str {
+    let mut out = "";
+    for k in kinds {
+        if out.is_empty() {
+            out = k;
+        } else if out != k {
+            return "mixed";
+        }
+    }
+    out
+}
+
+/// Median over repetitions of t_ref / t_ours.
+fn paired(t: &[Vec<f64>]) -> Option<f64> {
+    if t.len() < 2 || t[0].is_empty() || t[0].len() != t[1].len() {
+        return None;
+    }
+    let r: Vec<f64> = t[0].iter().zip(&t[1]).map(|(o, r)| r / o.max(1e-12)).collect();
+    Some(median(&r))
+}
+
+fn rel(ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Option<(Option<f64>, f64)> {
+    Some((paired(ct), paired(dt)?))
+}
+
+fn finish(ratio: Vec<f64>, bytes: usize, ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Vec<SideResult> {
+    let mb = bytes as f64 / 1e6;
+    (0..ratio.len())
+        .map(|s| SideResult {
+            ratio: ratio[s],
+            cspeed: (!ct[s].is_empty()).then(|| mb / median(&ct[s]).max(1e-9)),
+            dspeed: mb / median(&dt[s]).max(1e-9),
+            cspread: if ct[s].is_empty() { 0.0 } else { spread(&ct[s]) },
+            dspread: spread(&dt[s]),
+        })
+        .collect()
+}
+
+/// Compress `data` in chunks of `chunk` bytes and decompress them back.
+pub fn chunked(
+    data: &[u8],
+    chunk: usize,
+    s: &Settings,
+    lib: Option<&RefLib>,
+    budget: Budget,
+) -> Result<Measured, String> {
+    let mut sd = sides(s, lib)?;
+    let ns = sd.len();
+    let total = data.len().div_ceil(chunk);
+    let stride = chunk + MAX_OVERHEAD;
+    let mut comp: Vec<Vec<u8>> = (0..ns).map(|_| touched(total * stride)).collect();
+    let mut lens: Vec<Vec<usize>> = vec![vec![0; total]; ns];
+    let mut outs: Vec<Vec<u8>> = (0..ns).map(|_| touched(data.len())).collect();
+
+    // Calibrate on the first chunk (twice when cheap: the first call also
+    // starts thread pools), then pick how many chunks fit the budget.
+    let first = &data[..chunk.min(data.len())];
+    let mut per_chunk = 0.0;
+    for attempt in 0..2 {
+        let t = Instant::now();
+        for k in 0..ns {
+            let n = sd[k].compress(first, &mut comp[k][..stride])?;
+            sd[k].decompress(&comp[k][..n], &mut outs[k][..first.len()])?;
+        }
+        per_chunk = t.elapsed().as_secs_f64();
+        if attempt == 0 && per_chunk > 0.05 {
+            break;
+        }
+    }
+    let per_rep = |n: usize| per_chunk * n as f64;
+    let mut nchunks = total;
+    while nchunks > 1 && per_rep(nchunks) * budget.reps as f64 > budget.seconds {
+        nchunks = nchunks.div_ceil(2).min(nchunks - 1);
+    }
+    let reps = if per_rep(nchunks) * budget.reps as f64 > budget.seconds {
+        ((budget.seconds / per_rep(nchunks)) as usize).clamp(3, budget.reps.max(3))
+    } else {
+        budget.reps
+    };
+    let src = &data[..(nchunks * chunk).min(data.len())];
+    let pieces: Vec<&[u8]> = src.chunks(chunk).collect();
+
+    let mut ct = vec![Vec::new(); ns];
+    let mut dt = vec![Vec::new(); ns];
+    let mut mt = Vec::new();
+    let mut identical = None;
+    let mut kind = "";
+    let mut ratio = vec![0.0; ns];
+    for rep in 0..reps {
+        let ord = order(rep, ns);
+        for &k in &ord {
+            let (side, buf, len) = (&mut sd[k], &mut comp[k], &mut lens[k]);
+            let t = Instant::now();
+            for (i, p) in pieces.iter().enumerate() {
+                len[i] = side.compress(p, &mut buf[i * stride..(i + 1) * stride])?;
+            }
+            ct[k].push(t.elapsed().as_secs_f64());
+        }
+        let copy = |out: &mut [u8]| {
+            let t = Instant::now();
+            for (i, p) in pieces.iter().enumerate() {
+                out[i * chunk..i * chunk + p.len()].copy_from_slice(black_box(p));
+            }
+            black_box(out);
+            t.elapsed().as_secs_f64()
+        };
+        if rep % 2 == 0 {
+            mt.push(copy(&mut outs[0]));
+        }
+        for out in outs.iter_mut() {
+            poison(out, src, rep);
+        }
+        for &k in &ord {
+            let (side, buf, len, out) = (&mut sd[k], &comp[k], &lens[k], &mut outs[k]);
+            let t = Instant::now();
+            for (i, p) in pieces.iter().enumerate() {
+                let c = &buf[i * stride..i * stride + len[i]];
+                let got = side.decompress(c, &mut out[i * chunk..i * chunk + p.len()])?;
+                if got != p.len() {
+                    return Err(format!("{}: decompressed {got} bytes, expected {}", WHO[k], p.len()));
+                }
+            }
+            dt[k].push(t.elapsed().as_secs_f64());
+        }
+        for k in 0..ns {
+            verify(&outs[k][..src.len()], src, WHO[k])?;
+        }
+        if rep % 2 == 1 {
+            mt.push(copy(&mut outs[0]));
+        }
+        if rep == 0 {
+            for k in 0..ns {
+                let cbytes: usize = lens[k][..pieces.len()].iter().sum();
+                ratio[k] = src.len() as f64 / cbytes as f64;
+            }
+            kind = combine_kind((0..pieces.len()).map(|i| chunk_kind(&comp[0][i * stride..i * stride + lens[0][i]])));
+            if ns == 2 {
+                identical = Some((0..pieces.len()).all(|i| {
+                    comp[0][i * stride..i * stride + lens[0][i]] == comp[1][i * stride..i * stride + lens[1][i]]
+                }));
+            }
+        }
+    }
+    Ok(Measured {
+        sides: finish(ratio, src.len(), &ct, &dt),
+        rel: rel(&ct, &dt),
+        kind,
+        identical,
+        units: (pieces.len(), total),
+        reps,
+        bytes: src.len(),
+        memcpy: Some(src.len() as f64 / 1e6 / median(&mt).max(1e-9)),
+    })
+}
+
+/// Where a super-chunk lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// In memory, as separate chunks (`contiguous = false`).
+    Memory,
+    /// In memory, as a contiguous frame.
+    CFrame,
+    /// In a contiguous frame file.
+    File,
+}
+
+impl Where {
+    pub fn name(self) -> &'static str {
+        match self {
+            Where::Memory => "mem",
+            Where::CFrame => "cframe",
+            Where::File => "file",
+        }
+    }
+}
+
+enum AnySChunk<'l> {
+    Ours(Box<SChunk>),
+    Ref(RefSChunk<'l>),
+}
+
+fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(path);
+}
+
+/// Append `nchunks` pieces of `data` to a new super-chunk and read them
+/// back with `decompress_chunk`; the compression time includes creating
+/// the super-chunk (and its file).
+pub fn schunk(
+    data: &[u8],
+    nchunks: usize,
+    s: &Settings,
+    wh: Where,
+    lib: Option<&RefLib>,
+    budget: Budget,
+    tmpdir: &Path,
+) -> Result<Measured, String> {
+    let ns = if lib.is_some() { 2 } else { 1 };
+    let chunk = (data.len() / nchunks) / 8 * 8;
+    if chunk == 0 {
+        return Err("data too small for the super-chunk".into());
+    }
+    let src = &data[..chunk * nchunks];
+    let paths: Vec<PathBuf> = (0..ns)
+        .map(|k| tmpdir.join(format!("blosc2-bench-{}-{}.b2frame", std::process::id(), WHO[k])))
+        .collect();
+    let mut outs: Vec<Vec<u8>> = (0..ns).map(|_| touched(src.len())).collect();
+    let (cp, dp) = our_params(s);
+    let mut ct = vec![Vec::new(); ns];
+    let mut dt = vec![Vec::new(); ns];
+    let mut ratio = vec![0.0; ns];
+    let mut reps = budget.reps;
+    // Repetition 0 is a warm-up that also sizes the number of repetitions.
+    let mut rep = 0;
+    while rep <= reps {
+        let ord = order(rep, ns);
+        let t_rep = Instant::now();
+        let mut scs: Vec<Option<AnySChunk<'_>>> = (0..ns).map(|_| None).collect();
+        for &k in &ord {
+            let url = (wh == Where::File).then(|| paths[k].clone());
+            if let Some(p) = &url {
+                remove(p);
+            }
+            let t = Instant::now();
+            let mut sc = if k == 0 {
+                AnySChunk::Ours(Box::new(
+                    SChunk::new(Storage {
+                        contiguous: wh != Where::Memory,
+                        urlpath: url.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                        cparams: cp.clone(),
+                        dparams: dp.clone(),
+                        fs: None,
+                    })
+                    .map_err(|e| format!("our schunk_new: {e}"))?,
+                ))
+            } else {
+                let lib = lib.ok_or("no reference")?;
+                AnySChunk::Ref(lib.schunk(s, wh != Where::Memory, url.as_deref())?)
+            };
+            for p in src.chunks(chunk) {
+                match &mut sc {
+                    AnySChunk::Ours(o) => {
+                        o.append_buffer(p).map_err(|e| format!("our append_buffer: {e}"))?;
+                    }
+                    AnySChunk::Ref(r) => {
+                        r.append_buffer(p)?;
+                    }
+                }
+            }
+            if rep > 0 {
+                ct[k].push(t.elapsed().as_secs_f64());
+            }
+            scs[k] = Some(sc);
+        }
+        for out in outs.iter_mut() {
+            poison(out, src, rep);
+        }
+        for &k in &ord {
+            let out = &mut outs[k];
+            let Some(sc) = scs[k].as_mut() else { continue };
+            let t = Instant::now();
+            for (i, o) in out.chunks_mut(chunk).enumerate() {
+                let got = match sc {
+                    AnySChunk::Ours(x) => x
+                        .decompress_chunk(i as i64, o)
+                        .map_err(|e| format!("our decompress_chunk: {e}"))?,
+                    AnySChunk::Ref(r) => r.decompress_chunk(i as i64, o)?,
+                };
+                if got != chunk {
+                    return Err(format!("{}: chunk {i} gave {got} bytes", WHO[k]));
+                }
+            }
+            if rep > 0 {
+                dt[k].push(t.elapsed().as_secs_f64());
+            }
+        }
+        for k in 0..ns {
+            verify(&outs[k], src, WHO[k])?;
+            let (nb, cb) = match scs[k].as_ref() {
+                Some(AnySChunk::Ours(x)) => (x.nbytes(), x.cbytes()),
+                Some(AnySChunk::Ref(r)) => r.sizes(),
+                None => (0, 1),
+            };
+            if nb != src.len() as i64 {
+                return Err(format!("{}: super-chunk nbytes {nb}, expected {}", WHO[k], src.len()));
+            }
+            ratio[k] = nb as f64 / cb.max(1) as f64;
+        }
+        drop(scs);
+        if rep == 0 {
+            let t = t_rep.elapsed().as_secs_f64();
+            if t * reps as f64 > budget.seconds {
+                reps = ((budget.seconds / t) as usize).clamp(3, reps.max(3));
+            }
+        }
+        rep += 1;
+    }
+    for p in &paths {
+        remove(p);
+    }
+    Ok(Measured {
+        sides: finish(ratio, src.len(), &ct, &dt),
+        rel: rel(&ct, &dt),
+        kind: "schunk",
+        identical: None,
+        units: (nchunks, nchunks),
+        reps,
+        bytes: src.len(),
+        memcpy: None,
+    })
+}
+
+/// Getitem of one item at pseudo-random positions of a compressed chunk of
+/// up to `chunk` bytes. Speeds are calls per second.
+pub fn getitem(
+    data: &[u8],
+    chunk: usize,
+    s: &Settings,
+    lib: Option<&RefLib>,
+    budget: Budget,
+) -> Result<Measured, String> {
+    let mut sd = sides(s, lib)?;
+    let ns = sd.len();
+    let src = &data[..chunk.min(data.len())];
+    let ts = s.typesize.max(1) as usize;
+    let nitems = src.len() / ts;
+    let mut comps = Vec::new();
+    for side in sd.iter_mut() {
+        let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
+        let n = side.compress(src, &mut c)?;
+        c.truncate(n);
+        comps.push(c);
+    }
+    let mut rng = blosc2::datagen::SplitMix64::new(0x006E_717E);
+    let idx: Vec<usize> = (0..1 << 16).map(|_| (rng.next() % nitems as u64) as usize).collect();
+    let mut item = vec![0u8; ts];
+    let mut run = |side: &mut Side<'_>, c: &[u8], calls: usize, who: &str| -> Result<f64, String> {
+        let t = Instant::now();
+        for &i in &idx[..calls] {
+            let got = side.getitem(c, i, &mut item)?;
+            if got != ts || item[..] != src[i * ts..(i + 1) * ts] {
+                return Err(format!("{who}: getitem({i}) returned wrong bytes"));
+            }
+        }
+        Ok(black_box(t.elapsed().as_secs_f64()))
+    };
+    // Calibrate (also the warm-up).
+    let mut per_call = 0.0;
+    for k in 0..ns {
+        per_call += run(&mut sd[k], &comps[k], 16, WHO[k])? / 16.0;
+    }
+    let calls = ((budget.seconds / budget.reps as f64 / per_call.max(1e-9)) as usize).clamp(16, idx.len());
+    let mut dt = vec![Vec::new(); ns];
+    for rep in 0..budget.reps {
+        for k in order(rep, ns) {
+            let t = run(&mut sd[k], &comps[k], calls, WHO[k])?;
+            dt[k].push(t);
+        }
+    }
+    let ratio: Vec<f64> = comps.iter().map(|c| src.len() as f64 / c.len() as f64).collect();
+    let identical = (ns == 2).then(|| comps[0] == comps[1]);
+    // Express speed as calls/s: "bytes" = calls * 1e6 so that MB/s = calls/s.
+    let mut sides_res = finish(ratio, calls * 1_000_000, &vec![Vec::new(); ns], &dt);
+    for r in sides_res.iter_mut() {
+        r.cspeed = None;
+    }
+    Ok(Measured {
+        rel: rel(&vec![Vec::new(); ns], &dt),
+        sides: sides_res,
+        kind: chunk_kind(&comps[0]),
+        identical,
+        units: (calls, calls),
+        reps: budget.reps,
+        bytes: src.len(),
+        memcpy: None,
+    })
+}
+
+/// memcpy bandwidth (MB/s) on `src`, median of `reps` copies.
+pub fn memcpy_bw(src: &[u8], reps: usize) -> f64 {
+    let mut dst = touched(src.len());
+    let mut t = Vec::new();
+    for _ in 0..reps.max(3) {
+        let t0 = Instant::now();
+        dst.copy_from_slice(black_box(src));
+        black_box(&mut dst);
+        t.push(t0.elapsed().as_secs_f64());
+    }
+    src.len() as f64 / 1e6 / median(&t).max(1e-9)
+}
