@@ -245,3 +245,15 @@ fn schunk_slices() {
 fn schunk_null_args() {
     run("schunk_null_args");
 }
+
+#[test]
+fn recordio() {
+    let out = lib_dir().join("recordio-out.rio");
+    run_with_env(
+        "recordio",
+        &[
+            ("RECORDIO_DIR", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/recordio")),
+            ("RECORDIO_OUT", out.to_str().expect("UTF-8 path")),
+        ],
+    );
+}

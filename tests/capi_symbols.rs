@@ -42,6 +42,26 @@ fn api_names() -> BTreeSet<String> {
         .collect()
 }
 
+/// Names of the recordio functions declared in
+/// `include/blosc2/blosc2-recordio.h` (an extension of the 3.3.5 API).
+fn recordio_names() -> BTreeSet<String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include/blosc2/blosc2-recordio.h");
+    let text = std::fs::read_to_string(&path).expect("blosc2-recordio.h");
+    let names: BTreeSet<String> = text
+        .split("BLOSC_EXPORT ")
+        .skip(1)
+        .map(|decl| {
+            let head = &decl[..decl.find('(').expect("prototype")];
+            let start = head
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1);
+            head[start..].to_owned()
+        })
+        .collect();
+    assert!(names.iter().all(|n| n.starts_with("blosc2_recordio_")), "{names:?}");
+    names
+}
+
 #[test]
 fn only_api_symbols_are_exported() {
     let lib = built_library();
@@ -55,8 +75,10 @@ fn only_api_symbols_are_exported() {
         "nm failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let allowed = api_names();
+    let mut allowed = api_names();
     assert_eq!(allowed.len(), 164);
+    let recordio = recordio_names();
+    allowed.extend(recordio.iter().cloned());
     let mut exported = Vec::new();
     let mut stray = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
@@ -77,6 +99,11 @@ fn only_api_symbols_are_exported() {
         "symbols outside the Blosc API are exported: {stray:?}"
     );
     assert!(exported.len() >= 60, "only {} API functions exported", exported.len());
+    let missing: Vec<&String> = recordio.iter().filter(|n| !exported.contains(n)).collect();
+    assert!(
+        missing.is_empty(),
+        "recordio functions declared but not exported: {missing:?}"
+    );
 }
 
 #[test]

@@ -18,6 +18,8 @@ pub(crate) mod convert;
 pub(crate) mod env;
 pub mod global;
 pub mod misc;
+/// cbindgen:ignore
+pub mod recordio;
 pub mod schunk;
 pub mod schunk_frame;
 pub mod schunk_meta;
