@@ -47,6 +47,8 @@ pub struct Pool {
     nthreads: usize,
     pool: Option<rayon::ThreadPool>,
     scratch: Vec<WorkerScratch>,
+    /// Staging buffers handed between workers (parallel compression).
+    spare: Vec<Vec<u8>>,
 }
 
 impl Pool {
@@ -57,6 +59,7 @@ impl Pool {
             nthreads,
             pool: None,
             scratch: (0..nthreads).map(|_| WorkerScratch::default()).collect(),
+            spare: Vec::new(),
         }
     }
 
@@ -71,6 +74,11 @@ impl Pool {
         if nthreads != self.nthreads {
             *self = Pool::new(nthreads);
         }
+    }
+
+    /// Spare staging buffers, kept across calls.
+    pub fn spare_buffers(&mut self) -> &mut Vec<Vec<u8>> {
+        &mut self.spare
     }
 
     /// The first worker's scratch, for serial work.

@@ -14,6 +14,9 @@ use crate::engine::header::{codec_format_of, ChunkHeader};
 use crate::engine::params::{CParams, HeaderFormat, PrefilterArgs};
 use crate::engine::threads::{Pool, WorkerScratch};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
 use super::blocksize::{compute_blocksize, split_block};
 
 /// Everything fixed for one chunk before its blocks are encoded.
@@ -245,6 +248,36 @@ fn store_memcpyed(
     Ok(total)
 }
 
+/// The ordered output of a parallel compression.
+struct Commit<'d> {
+    dest: &'d mut [u8],
+    bstarts_at: usize,
+    /// Where the next block goes.
+    pos: usize,
+    /// The next block to commit.
+    next: usize,
+    /// Blocks finished ahead of their turn, with their encoded length.
+    parked: Vec<Option<(Vec<u8>, usize)>>,
+    /// Staging buffers not in use.
+    spare: Vec<Vec<u8>>,
+}
+
+impl Commit<'_> {
+    /// Append block `j` (which must be `self.next`); false when it does not fit.
+    fn write(&mut self, j: usize, bytes: &[u8]) -> bool {
+        let n = bytes.len();
+        if self.pos + n > self.dest.len() {
+            return false;
+        }
+        let at = self.bstarts_at + 4 * j;
+        self.dest[at..at + 4].copy_from_slice(&(self.pos as i32).to_le_bytes());
+        self.dest[self.pos..self.pos + n].copy_from_slice(bytes);
+        self.pos += n;
+        self.next = j + 1;
+        true
+    }
+}
+
 /// Upper bound of one encoded block (csize words, run tokens, raw data).
 fn block_bound(bsize: usize, nstreams: usize) -> usize {
     bsize + 5 * nstreams
@@ -287,27 +320,86 @@ fn encode_blocks(
             pos += n;
         }
     } else {
-        // Parallel: each block into its own buffer, then concatenated in
-        // block order, so the bytes do not depend on the thread count.
-        let mut outs: Vec<Vec<u8>> = (0..nblocks)
-            .map(|j| vec![0u8; block_bound(plan.block_range(j).1, plan.typesize)])
-            .collect();
-        let mut lens = vec![0usize; nblocks];
-        let items = outs.iter_mut().zip(lens.iter_mut()).enumerate();
-        pool.run(nblocks, items, |(j, (out, len)), ws| {
-            ws.reserve(bs);
-            *len = encode_block(plan, j, out, ws, dict.as_ref())?.unwrap_or(usize::MAX);
-            Ok(())
-        })?;
-        for j in 0..nblocks {
-            let n = lens[j];
-            if n == usize::MAX || pos + n > dest.len() {
-                return Ok(0);
+        // Parallel: each worker encodes a block into its own staging
+        // buffer, then commits it to `dest` in block order, so the bytes do
+        // not depend on the thread count. A block finished ahead of its
+        // turn is parked (its buffer swapped for a spare) and committed by
+        // whoever commits its predecessor, so no worker waits. Buffers are
+        // kept by the pool across calls.
+        let spare = std::mem::take(pool.spare_buffers());
+        let commit = Mutex::new(Commit {
+            dest: &mut *dest,
+            bstarts_at,
+            pos,
+            next: 0,
+            parked: (0..nblocks).map(|_| None).collect(),
+            spare,
+        });
+        let giveup = AtomicBool::new(false);
+        let r = pool.run(nblocks, 0..nblocks, |j, ws| {
+            if giveup.load(Ordering::Relaxed) {
+                return Ok(());
             }
-            dest[bstarts_at + 4 * j..bstarts_at + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
-            dest[pos..pos + n].copy_from_slice(&outs[j][..n]);
-            pos += n;
+            ws.reserve(bs);
+            let mut buf = std::mem::take(&mut ws.c);
+            let bound = block_bound(plan.block_range(j).1, plan.typesize);
+            if buf.len() < bound {
+                buf.resize(bound, 0);
+            }
+            let n = encode_block(plan, j, &mut buf[..bound], ws, dict.as_ref());
+            let mut st = commit.lock().map_err(|_| Error::Failure("worker panicked"))?;
+            let n = match n {
+                Ok(Some(n)) => n,
+                Ok(None) => {
+                    giveup.store(true, Ordering::Relaxed);
+                    ws.c = buf;
+                    return Ok(());
+                }
+                Err(e) => {
+                    ws.c = buf;
+                    return Err(e);
+                }
+            };
+            if j != st.next {
+                st.parked[j] = Some((buf, n));
+                ws.c = st.spare.pop().unwrap_or_default();
+                return Ok(());
+            }
+            let fits = st.write(j, &buf[..n]);
+            ws.c = buf;
+            if !fits {
+                giveup.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
+            loop {
+                let k = st.next;
+                let Some((b, n)) = st.parked.get_mut(k).and_then(Option::take) else {
+                    break;
+                };
+                let fits = st.write(k, &b[..n]);
+                st.spare.push(b);
+                if !fits {
+                    giveup.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+            Ok(())
+        });
+        let st = commit.into_inner().map_err(|_| Error::Failure("worker panicked"))?;
+        let Commit {
+            next,
+            pos: end,
+            mut spare,
+            parked,
+            ..
+        } = st;
+        spare.extend(parked.into_iter().flatten().map(|(b, _)| b));
+        *pool.spare_buffers() = spare;
+        r?;
+        if giveup.into_inner() || next != nblocks {
+            return Ok(0);
         }
+        pos = end;
     }
     let mut h = hdr.clone();
     if dict.is_some() {

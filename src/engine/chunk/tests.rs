@@ -94,6 +94,34 @@ fn output_does_not_depend_on_threads() {
 }
 
 #[test]
+fn parallel_compression_matches_serial_with_reused_contexts() {
+    // Compressible, incompressible (memcpy fallback after an early give-up)
+    // and mixed data, through the same threaded contexts again and again,
+    // so staging buffers are parked, recycled and resized between calls.
+    let mut mixed = data(600_000, 2);
+    mixed.extend(data(600_000, 1));
+    let inputs = [data(1_200_000, 2), data(1_200_000, 1), mixed, data(300_000, 0)];
+    for c in [codec::LZ4, codec::BLOSCLZ, codec::ZSTD] {
+        for nt in [2i16, 3] {
+            let mut ctx = Context::compressor(cp(c, 5, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, nt));
+            for _round in 0..2 {
+                for src in &inputs {
+                    let serial =
+                        compress_vec(&cp(c, 5, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, 1), src).unwrap();
+                    let mut out = vec![0u8; src.len() + 32];
+                    let n = ctx.compress(src, &mut out).unwrap();
+                    assert_eq!(&out[..n], &serial[..], "codec {c} nthreads {nt} n={}", src.len());
+                    // One byte short: the blocks stop fitting part way
+                    // (or the memcpy fallback does not fit): 0.
+                    let mut short = vec![0u8; serial.len() - 1];
+                    assert_eq!(ctx.compress(src, &mut short).unwrap(), 0);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn zeros_collapse_to_a_special_chunk() {
     let src = vec![0u8; 100_000];
     let ch = compress_vec(&CParams::default(), &src).unwrap();
