@@ -257,3 +257,8 @@ fn recordio() {
         ],
     );
 }
+
+#[test]
+fn schunk_filters() {
+    run("schunk_filters");
+}

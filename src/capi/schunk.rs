@@ -27,11 +27,14 @@
 //! non-NULL marker otherwise (as in 3.3.5, C code only tests it); `data`
 //! stays NULL (chunks are reached through `blosc2_schunk_get_chunk`).
 //! `cctx`/`dctx` are real contexts whose params point back to the
-//! super-chunk. Chunks are decompressed through `schunk->dctx`, so a
-//! postfilter set there (or a context swapped in by the caller) applies;
-//! `blosc2_schunk_append_buffer` compresses through `schunk->cctx` when it
-//! has a prefilter or differs from the super-chunk's own parameters, and
-//! with the engine (which reproduces 3.3.5's bytes) otherwise.
+//! super-chunk, and they are used as in 3.3.5: `decompress_chunk` and
+//! `get_vlblock` always go through `schunk->dctx`; slices and sparse reads
+//! go through it when it has a postfilter; `append_buffer` and
+//! `set_slice_buffer` compress through `schunk->cctx` when it has a
+//! prefilter or parameters other than the super-chunk's (a context swapped
+//! in by the caller, environment overrides). Otherwise the engine does the
+//! work (same results; it also reproduces 3.3.5's block sizes across
+//! chunks).
 
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void};
@@ -307,6 +310,103 @@ impl State {
         p.nvlmetalayers = nvl as i16;
         p.change_tick += 1;
         Ok(())
+    }
+}
+
+impl State {
+    /// Whether `schunk->cctx` compresses exactly as the engine does (same
+    /// parameters, no prefilter): then the engine's own path is used,
+    /// which also reproduces 3.3.5's block sizes across chunks.
+    pub(crate) fn plain_cctx(&mut self) -> bool {
+        let cctx = self.public().cctx;
+        cctx_matches_engine(cctx, &self.sc.cparams())
+    }
+
+    /// Whether `schunk->dctx` decompresses exactly as the engine does (no
+    /// postfilter).
+    pub(crate) fn plain_dctx(&mut self) -> bool {
+        let dctx = self.public().dctx;
+        ctx_dparams(dctx).is_some_and(|d| d.postfilter.is_none())
+    }
+
+    /// Compress `data` with `schunk->cctx` as chunk `nchunk` (what 3.3.5
+    /// does in every super-chunk function that compresses).
+    pub(crate) fn compress_with_cctx(&mut self, data: &[u8], nchunk: i64) -> Result<Vec<u8>, c_int> {
+        let cctx = self.public().cctx;
+        // A prefilter reads it during the call.
+        self.public().current_nchunk = nchunk;
+        let nbytes = i32::try_from(data.len()).map_err(|_| super::boundary::ERR_MAX_BUFSIZE_EXCEEDED)?;
+        let cap = data.len() + MAX_OVERHEAD;
+        let mut out = vec![0u8; cap];
+        // SAFETY: buffers of the sizes given; the context is validated by
+        // blosc2_compress_ctx.
+        let cb = unsafe {
+            blosc2_compress_ctx(
+                cctx,
+                data.as_ptr().cast(),
+                nbytes,
+                out.as_mut_ptr().cast(),
+                i32::try_from(cap).unwrap_or(i32::MAX),
+            )
+        };
+        if cb < 0 {
+            return Err(cb);
+        }
+        if cb == 0 {
+            return Err(ERR_WRITE_BUFFER);
+        }
+        out.truncate(cb as usize);
+        Ok(out)
+    }
+
+    /// Decompress chunk `nchunk` with `schunk->dctx` into `dest` (`nbytes`
+    /// bytes). Returns the chunk's size.
+    ///
+    /// # Safety
+    /// `dest` must be NULL or writable for `nbytes` bytes.
+    pub(crate) unsafe fn decompress_with_dctx(
+        &mut self,
+        nchunk: i64,
+        dest: *mut c_void,
+        nbytes: i32,
+    ) -> Result<i32, c_int> {
+        let framed = self.sc.frame().is_some();
+        let dctx = self.public().dctx;
+        let public = self.public;
+        let c = self.sc.get_chunk(nchunk).map_err(ecode)?;
+        let (chunk_nbytes, chunk_cbytes, _) = chunk::cbuffer_sizes(&c).map_err(ecode)?;
+        if chunk_nbytes > nbytes {
+            return Err(if framed { ERR_WRITE_BUFFER } else { ERR_INVALID_PARAM });
+        }
+        if chunk_cbytes as usize > c.len() {
+            return Err(ERR_READ_BUFFER);
+        }
+        if dest.is_null() && chunk_nbytes > 0 {
+            return Err(ERR_NULL_POINTER);
+        }
+        // A postfilter reads it during the call.
+        // SAFETY: our live public struct (the lock is held).
+        unsafe { (*public).current_nchunk = nchunk };
+        // SAFETY: `c` holds `chunk_cbytes` bytes; `dest` writable for
+        // `nbytes` bytes per the contract.
+        let got = unsafe { blosc2_decompress_ctx(dctx, c.as_ptr().cast(), chunk_cbytes, dest, nbytes) };
+        if got < 0 {
+            return Err(got);
+        }
+        if got != chunk_nbytes {
+            return Err(ERR_FAILURE);
+        }
+        Ok(got)
+    }
+
+    /// Chunk `nchunk` decompressed with `schunk->dctx` into a new vector.
+    pub(crate) fn decompress_vec_with_dctx(&mut self, nchunk: i64) -> Result<Vec<u8>, c_int> {
+        let n = self.sc.chunk_nbytes(nchunk).map_err(ecode)?;
+        let mut out = vec![0u8; usize::try_from(n).map_err(|_| ERR_FAILURE)?];
+        // SAFETY: `out` holds `n` bytes.
+        let got = unsafe { self.decompress_with_dctx(nchunk, out.as_mut_ptr().cast(), n) }?;
+        out.truncate(got as usize);
+        Ok(out)
     }
 }
 
@@ -1006,34 +1106,14 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             Err(e) => return code64(e.code()),
         };
         with_state(schunk, |st| {
-            let cctx = st.public().cctx;
-            if cctx_matches_engine(cctx, &st.sc.cparams()) {
+            if st.plain_cctx() {
                 return st.sc.append_buffer(data).map_err(ecode);
             }
             // A prefilter or a context swapped in by the caller: compress
             // through schunk->cctx, as 3.3.5 always does.
             let n = st.sc.nchunks();
-            st.public().current_nchunk = n;
-            let cap = data.len() + MAX_OVERHEAD;
-            let mut out = vec![0u8; cap];
-            // SAFETY: live context (checked above), buffers of the sizes given.
-            let cb = unsafe {
-                blosc2_compress_ctx(
-                    cctx,
-                    data.as_ptr().cast(),
-                    nbytes,
-                    out.as_mut_ptr().cast(),
-                    i32::try_from(cap).unwrap_or(i32::MAX),
-                )
-            };
-            if cb < 0 {
-                return Err(cb);
-            }
-            if cb == 0 {
-                return Err(ERR_WRITE_BUFFER);
-            }
-            out.truncate(cb as usize);
-            st.sc.append_chunk(&out).map_err(ecode)
+            let c = st.compress_with_cctx(data, n)?;
+            st.sc.append_chunk(&c).map_err(ecode)
         })
         .unwrap_or_else(code64)
     })
@@ -1061,34 +1141,8 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
         if nbytes < 0 {
             return ERR_INVALID_PARAM;
         }
-        with_state(schunk, |st| {
-            let framed = st.sc.frame().is_some();
-            let dctx = st.public().dctx;
-            let c = st.sc.get_chunk(nchunk).map_err(ecode)?;
-            let (chunk_nbytes, chunk_cbytes, _) = chunk::cbuffer_sizes(&c).map_err(ecode)?;
-            if chunk_nbytes > nbytes {
-                return Err(if framed { ERR_WRITE_BUFFER } else { ERR_INVALID_PARAM });
-            }
-            if chunk_cbytes as usize > c.len() {
-                return Err(ERR_READ_BUFFER);
-            }
-            if dest.is_null() && chunk_nbytes > 0 {
-                return Err(ERR_NULL_POINTER);
-            }
-            let c = c.into_owned();
-            st.public().current_nchunk = nchunk;
-            // SAFETY: `c` holds `chunk_cbytes` bytes; `dest` writable for
-            // `nbytes` bytes per the contract.
-            let got = unsafe { blosc2_decompress_ctx(dctx, c.as_ptr().cast(), chunk_cbytes, dest, nbytes) };
-            if got < 0 {
-                return Err(got);
-            }
-            if got != chunk_nbytes {
-                return Err(ERR_FAILURE);
-            }
-            Ok(got)
-        })
-        .unwrap_or_else(|c| c)
+        // SAFETY: `dest` writable for `nbytes` bytes per the contract.
+        with_state(schunk, |st| unsafe { st.decompress_with_dctx(nchunk, dest, nbytes) }).unwrap_or_else(|c| c)
     })
 }
 
