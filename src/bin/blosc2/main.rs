@@ -6,18 +6,21 @@
 
 mod bench;
 mod demo;
+mod recordio;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: blosc2 [demo [--size MIB] [--clevel N] [--nthreads N]]
        blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N] [--quick]
                     [--csv FILE] [--filter TERMS]... (blosc2 bench --help for more)
+       blosc2 recordio info|cat|pack ... (blosc2 recordio --help for more)
 
 commands:
   demo    compress and decompress built-in data with every codec and print
           ratio and speed (the default when no command is given)
   bench   the speed benchmark: our engine, and with --vs-reference the
-          reference C-Blosc2 libblosc2.so in the same process";
+          reference C-Blosc2 libblosc2.so in the same process
+  recordio  read and write grailbio recordio files (info, cat, pack)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
     let result = match cmd {
         "demo" => demo::run(rest),
         "bench" => bench::run(rest),
+        "recordio" => recordio::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
