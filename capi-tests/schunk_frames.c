@@ -179,9 +179,17 @@ static void specials(void) {
   blosc2_schunk_free(sc);
 }
 
-static void lazy(void) {
+static void lazy(int variant) {
   blosc2_cparams cp = int32_cparams(BLOSC_LZ4, 5);
   cp.blocksize = 4096; /* several blocks per chunk */
+  if (variant == 1) {
+    cp.filters[4] = BLOSC_DELTA; /* blocks depend on block 0 */
+  } else if (variant == 2) {
+    cp.clevel = 0; /* memcpyed chunks */
+  } else if (variant == 3) {
+    cp.compcode = BLOSC_ZSTD;
+    cp.use_dict = 1; /* a dictionary after the block starts */
+  }
   for (int kind = 0; kind < 4; kind++) {
     char *path = kind == 2 ? scratch_path("lazy.b2frame") : kind == 3 ? scratch_path("lazy_dir.b2frame") : NULL;
     blosc2_storage st = {.contiguous = kind == 1 || kind == 2, .urlpath = path, .cparams = &cp};
@@ -209,10 +217,18 @@ static void lazy(void) {
       CHECK_EQ(blosc2_decompress_ctx(sc->dctx, lc, lcb, out, NBYTES), NBYTES);
       CHECK(memcmp(out, want, NBYTES) == 0);
       int32_t items[10];
-      CHECK_EQ(blosc2_getitem_ctx(sc->dctx, lc, lcb, 3000, 10, items, sizeof(items)), 40);
-      CHECK(memcmp(items, want + 3000, 40) == 0);
-      CHECK_EQ(blosc2_getitem_bytes_ctx(sc->dctx, lc, lcb, 4 * 4000, 40, items, sizeof(items)), 40);
-      CHECK(memcmp(items, want + 4000, 40) == 0);
+#ifdef CAPI_REFERENCE
+      /* 3.3.5's getitem ignores DELTA's dependency on block 0. */
+      bool skip_getitem = variant == 1;
+#else
+      bool skip_getitem = false;
+#endif
+      if (!skip_getitem) {
+        CHECK_EQ(blosc2_getitem_ctx(sc->dctx, lc, lcb, 3000, 10, items, sizeof(items)), 40);
+        CHECK(memcmp(items, want + 3000, 40) == 0);
+        CHECK_EQ(blosc2_getitem_bytes_ctx(sc->dctx, lc, lcb, 4 * 4000, 40, items, sizeof(items)), 40);
+        CHECK(memcmp(items, want + 4000, 40) == 0);
+      }
 #ifndef CAPI_REFERENCE
       /* The global API finds the super-chunk of a lazy chunk too. */
       memset(out, 0, sizeof(out));
@@ -230,7 +246,7 @@ static void lazy(void) {
         /* A lazy chunk whose super-chunk is gone cannot be completed. */
         uint8_t *copy = xmalloc((size_t)lcb);
         memcpy(copy, lc, (size_t)lcb);
-        copy[BLOSC_EXTENDED_HEADER_LENGTH] ^= 0x55; /* no super-chunk has these block starts */
+        copy[12] ^= 0x01; /* no super-chunk has a chunk of that cbytes */
         CHECK(blosc2_decompress(copy, lcb, out, NBYTES) < 0);
         free(copy);
       }
@@ -284,7 +300,7 @@ int main(void) {
   scratch_init("frames");
   buffers();
   specials();
-  lazy();
+  for (int variant = 0; variant < 4; variant++) lazy(variant);
   two_handles();
   scratch_done();
   blosc2_destroy();

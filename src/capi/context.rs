@@ -499,7 +499,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // A lazy chunk is completed from its super-chunk first (before the
         // engine is locked: the super-chunk may be using this context).
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), None) } {
             Ok(Some(full)) => {
                 let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
                 // SAFETY: `full` holds `len` bytes; `dest` per the contract.
@@ -588,8 +588,11 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let Some(c) = (unsafe { ctx_ref(context) }) else {
             return ERR_NULL_POINTER;
         };
+        // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+        let range = unsafe { super::schunk::item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
+        // SAFETY: as above.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), range) } {
             Ok(Some(full)) => {
                 let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
                 // SAFETY: `full` holds `len` bytes; `dest` per the contract.
@@ -639,8 +642,10 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let Some(c) = (unsafe { ctx_ref(context) }) else {
             return ERR_NULL_POINTER;
         };
+        // Only the blocks holding the bytes are read from disk.
+        let range = Some((i64::from(start), i64::from(nbytes)));
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk()) } {
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), range) } {
             Ok(Some(full)) => {
                 let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
                 // SAFETY: `full` holds `len` bytes; `dest` per the contract.

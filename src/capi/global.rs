@@ -327,7 +327,7 @@ pub unsafe extern "C" fn blosc2_decompress(
         // A lazy chunk is completed from the on-disk super-chunk it came
         // from (before the global lock is taken).
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut()) } {
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), None) } {
             Ok(Some(full)) => {
                 let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
                 // SAFETY: `full` holds `len` bytes; `dest` per the contract.
@@ -389,8 +389,11 @@ pub unsafe extern "C" fn blosc2_getitem(
     destsize: i32,
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
+        // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut()) } {
+        let range = unsafe { super::schunk::item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
+        // SAFETY: as above.
+        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), range) } {
             Ok(Some(full)) => {
                 let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
                 // SAFETY: `full` holds `len` bytes; `dest` per the contract.

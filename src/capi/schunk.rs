@@ -780,23 +780,52 @@ fn lazy_matches(lazy: &[u8], full: &[u8]) -> bool {
     end <= lazy.len() && end <= full.len() && lazy[EXTENDED_HEADER_LENGTH..end] == full[EXTENDED_HEADER_LENGTH..end]
 }
 
-/// The complete chunk behind a lazy chunk of the super-chunk in `st`.
-fn resolve_in(st: &mut State, lazy: &[u8]) -> Option<Vec<u8>> {
+/// The chunk number the lazy chunk `lazy` of a disk frame stands for (its
+/// trailer holds the chunk number, or the chunk file id for sparse frames).
+fn lazy_nchunk(st: &mut State, lazy: &[u8]) -> Option<i64> {
+    let h = chunk::read_header(lazy).ok()?;
+    let nblocks = if h.vl_blocks() {
+        usize::try_from(h.blocksize).ok()?
+    } else {
+        (h.nbytes.max(0) as usize).div_ceil(h.blocksize.max(1) as usize)
+    };
+    let at = nblocks.checked_mul(4)?.checked_add(EXTENDED_HEADER_LENGTH)?;
+    let id = i64::from(i32::from_le_bytes(lazy.get(at..at.checked_add(4)?)?.try_into().ok()?));
+    let n = match st.sc.frame()?.kind() {
+        FrameKind::Sparse { .. } => st.sc.offsets().ok()?.iter().position(|&o| o == id)? as i64,
+        _ => id,
+    };
+    (0..st.sc.nchunks()).contains(&n).then_some(n)
+}
+
+/// The chunk behind a lazy chunk of the super-chunk in `st`: complete, or
+/// with only the blocks holding the uncompressed bytes `range` (start,
+/// length) read from disk.
+fn resolve_in(st: &mut State, lazy: &[u8], range: Option<(i64, i64)>) -> Option<Vec<u8>> {
     if !matches!(
         st.sc.frame().map(|f| f.kind()),
         Some(FrameKind::File { .. } | FrameKind::Sparse { .. })
     ) {
         return None;
     }
-    let full = st.sc.resolve_lazychunk(lazy).ok()?;
+    let part = range.and_then(|(s, l)| Some((usize::try_from(s).ok()?, usize::try_from(l).ok()?)));
+    let full = match part {
+        Some((s, l)) if l > 0 => {
+            let n = lazy_nchunk(st, lazy)?;
+            st.sc.lazy_chunk_for(n, s, l).ok()?
+        }
+        _ => st.sc.resolve_lazychunk(lazy).ok()?,
+    };
     lazy_matches(lazy, &full).then_some(full)
 }
 
 /// When `src` holds a lazy chunk (from `blosc2_schunk_get_lazychunk`), the
-/// complete chunk it stands for, read from the super-chunk `schunk` (the
+/// chunk it stands for, read from the super-chunk `schunk` (the
 /// `dparams.schunk` of the context used), or from whichever live on-disk
-/// super-chunk it belongs to when `schunk` is NULL (the global API).
-/// `Ok(None)` for any other chunk.
+/// super-chunk it belongs to when `schunk` is NULL (the global API). With
+/// a `range` of uncompressed bytes (start, length) only the blocks holding
+/// them are read (the others are left zeroed). `Ok(None)` for any other
+/// chunk.
 ///
 /// # Safety
 /// `src` must be NULL or readable for `srcsize` bytes.
@@ -804,6 +833,7 @@ pub(crate) unsafe fn resolve_lazy(
     src: *const c_void,
     srcsize: i32,
     schunk: *mut c_void,
+    range: Option<(i64, i64)>,
 ) -> Result<Option<Vec<u8>>, c_int> {
     if src.is_null() || srcsize < EXTENDED_HEADER_LENGTH as i32 {
         return Ok(None);
@@ -820,13 +850,28 @@ pub(crate) unsafe fn resolve_lazy(
     };
     for h in handles {
         let Ok(mut g) = h.lock() else { continue };
-        let r = resolve_in(&mut g, lazy);
+        let r = resolve_in(&mut g, lazy, range);
         g.sync();
         if let Some(full) = r {
             return Ok(Some(full));
         }
     }
     Err(ERR_INVALID_PARAM)
+}
+
+/// The uncompressed byte range of `nitems` items from item `start` of the
+/// chunk at `src` (typesize from its header), for [`resolve_lazy`].
+///
+/// # Safety
+/// `src` must be NULL or readable for `srcsize` bytes.
+pub(crate) unsafe fn item_range(src: *const c_void, srcsize: i32, start: i64, nitems: i64) -> Option<(i64, i64)> {
+    if src.is_null() || srcsize < EXTENDED_HEADER_LENGTH as i32 {
+        return None;
+    }
+    // SAFETY: readable for `srcsize` bytes per the contract.
+    let head = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), EXTENDED_HEADER_LENGTH) };
+    let ts = i64::from(chunk::read_header(head).ok()?.effective_typesize() as u32);
+    Some((start.checked_mul(ts)?, nitems.checked_mul(ts)?))
 }
 
 // ---------------------------------------------------------------------------
