@@ -344,6 +344,8 @@ int main(void) {
   CHECK_EQ(blosc2_rename_urlpath(NULL, NULL), 0);
   int64_t idx[2] = {7, 7};
   blosc2_unidim_to_multidim(2, NULL, 3, idx);
+  CHECK_EQ(idx[0], 0);
+  CHECK_EQ(idx[1], 0);
   blosc2_unidim_to_multidim(2, idx, 3, NULL);
   blosc2_unidim_to_multidim(200, idx, 3, idx);
   int64_t zero_shape[2] = {3, 0};

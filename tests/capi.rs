@@ -262,3 +262,8 @@ fn recordio() {
 fn schunk_filters() {
     run("schunk_filters");
 }
+
+#[test]
+fn schunk_threads() {
+    run("schunk_threads");
+}

@@ -401,8 +401,9 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 }
 
 /// Convert the C-order linear index `i` into an `ndim`-dimensional index
-/// (`index`) for an array of `shape`. `ndim` above 16 or NULL pointers do
-/// nothing; zero-sized dimensions give an all-zero index.
+/// (`index`) for an array of `shape`. `ndim` 0 or above 16 and a NULL
+/// `index` do nothing; a NULL `shape` or zero-sized dimensions give an
+/// all-zero index.
 ///
 /// # Safety
 /// `shape` and `index` must be NULL or hold `ndim` entries.
@@ -410,7 +411,12 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i: i64, index: *mut i64) {
     ffi_boundary!((), {
         let n = usize::from(ndim);
-        if n == 0 || n > MAX_DIM || shape.is_null() || index.is_null() {
+        if n == 0 || n > MAX_DIM || index.is_null() {
+            return;
+        }
+        if shape.is_null() {
+            // SAFETY: `index` holds `ndim` entries per the contract.
+            unsafe { std::slice::from_raw_parts_mut(index, n) }.fill(0);
             return;
         }
         // SAFETY: `ndim` entries each per the contract.
