@@ -116,10 +116,19 @@ impl<W: Write> Writer<W> {
     }
 
     /// Add a header entry. Keys may repeat (Go's `AddHeader` appends).
-    /// Only before the first `append`, `set_trailer` or `finish`.
+    /// Only before the first `append`, `set_trailer` or `finish`. The
+    /// reserved key `transformer` is refused (Go would record a
+    /// transformer the blocks never went through): use
+    /// [`WriterOpts::transformers`]. `trailer: true` may be added here
+    /// instead of [`WriterOpts::key_trailer`].
     pub fn add_header(&mut self, key: &str, value: impl Into<Value>) -> Result<()> {
         if self.state != State::Initial {
             return Err(Error::state("add_header after the header was written"));
+        }
+        if key == KEY_TRANSFORMER {
+            return Err(Error::invalid(
+                "the transformer key is reserved: list transformers in WriterOpts",
+            ));
         }
         self.header.push(key, value);
         Ok(())
@@ -327,6 +336,13 @@ mod tests {
         w.flush().unwrap();
         w.append(b"x").unwrap();
         assert_eq!(w.add_header("k", 1i64).unwrap_err().kind(), ErrorKind::State);
+        let mut w2 = Writer::new(Vec::new(), WriterOpts::default()).unwrap();
+        assert_eq!(
+            w2.add_header(KEY_TRANSFORMER, "zstd").unwrap_err().kind(),
+            ErrorKind::InvalidArgument
+        );
+        w2.add_header(KEY_TRAILER, true).unwrap();
+        w2.set_trailer(b"t").unwrap();
         assert_eq!(w.set_trailer(b"t").unwrap_err().kind(), ErrorKind::State);
         w.finish().unwrap();
         assert!(w.append(b"y").is_err());
