@@ -12,7 +12,8 @@
  * Conventions: functions return 0 (BLOSC2_ERROR_SUCCESS) or a negative
  * BLOSC2_ERROR_* code; blosc2_recordio_last_error() then gives a message
  * naming the file offset when known. Buffers returned through `uint8_t **`
- * are malloc()ed: release them with free().
+ * are malloc()ed: release them with free(). A writer or scanner handle
+ * must not be used by two threads at once; different handles may.
  *
  * The "blosc2" transformer config is a list of key=value separated by
  * spaces or commas: codec (blosclz, lz4, lz4hc, zlib, zstd; default zstd),
