@@ -7,6 +7,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod b2nd;
 pub mod chunk;
 pub mod codecs;
 pub mod constants;

@@ -24,6 +24,7 @@ pub mod io;
 pub mod lazy;
 pub mod offsets;
 mod open;
+mod stale;
 
 use std::borrow::Cow;
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod access;
 mod convert;
 mod meta;
 mod ops;

@@ -1,0 +1,182 @@
+//! Copies between N-dimensional C-order buffers padded to a shape
+//! (`b2nd_copy_buffer2`), with every coordinate and length checked.
+
+use super::MAX_DIM;
+use crate::engine::error::{Error, Result};
+
+fn bad(msg: &'static str) -> Error {
+    Error::InvalidParam(msg)
+}
+
+/// Items in a buffer of `shape`, checked.
+pub fn nitems(shape: &[i64]) -> Result<i64> {
+    shape.iter().try_fold(1i64, |acc, &s| {
+        if s < 0 {
+            return Err(bad("negative shape"));
+        }
+        acc.checked_mul(s).ok_or(bad("shape product overflows"))
+    })
+}
+
+/// C-order strides (in items) of a buffer of `shape`.
+pub fn strides(shape: &[i64]) -> [i64; MAX_DIM] {
+    let mut s = [0i64; MAX_DIM];
+    let n = shape.len().min(MAX_DIM);
+    if n > 0 {
+        s[n - 1] = 1;
+        for i in (0..n - 1).rev() {
+            s[i] = s[i + 1].wrapping_mul(shape[i + 1]);
+        }
+    }
+    s
+}
+
+/// A checked N-dimensional region copy: plan first, then copy rows.
+struct Plan {
+    ndim: usize,
+    copy_shape: [i64; MAX_DIM],
+    src_strides: [i64; MAX_DIM],
+    dst_strides: [i64; MAX_DIM],
+    src_base: usize,
+    dst_base: usize,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn plan(
+    ndim: usize,
+    itemsize: usize,
+    src_len: usize,
+    src_pad_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst_len: usize,
+    dst_pad_shape: &[i64],
+    dst_start: &[i64],
+) -> Result<Option<Plan>> {
+    if ndim > MAX_DIM {
+        return Err(bad("ndim must be in [0, 16]"));
+    }
+    if src_pad_shape.len() < ndim
+        || src_start.len() < ndim
+        || src_stop.len() < ndim
+        || dst_pad_shape.len() < ndim
+        || dst_start.len() < ndim
+    {
+        return Err(bad("shape arrays shorter than ndim"));
+    }
+    let (sp, dp) = (&src_pad_shape[..ndim], &dst_pad_shape[..ndim]);
+    let mut copy_shape = [0i64; MAX_DIM];
+    let mut empty = false;
+    for i in 0..ndim {
+        let (s0, s1, d0) = (src_start[i], src_stop[i], dst_start[i]);
+        if s0 < 0 || s1 < s0 || s1 > sp[i] || d0 < 0 {
+            return Err(bad("source region outside the source buffer"));
+        }
+        let n = s1 - s0;
+        if d0.checked_add(n).map_or(true, |e| e > dp[i]) {
+            return Err(bad("destination region outside the destination buffer"));
+        }
+        copy_shape[i] = n;
+        empty |= n == 0;
+    }
+    let isz = i64::try_from(itemsize).map_err(|_| bad("itemsize"))?;
+    let need = |pad: &[i64], len: usize| -> Result<()> {
+        let bytes = nitems(pad)?.checked_mul(isz).ok_or(bad("buffer size overflows"))?;
+        if bytes as u64 > len as u64 {
+            return Err(Error::ReadBuffer);
+        }
+        Ok(())
+    };
+    need(sp, src_len)?;
+    need(dp, dst_len)?;
+    if empty {
+        return Ok(None);
+    }
+    let src_strides = strides(sp);
+    let dst_strides = strides(dp);
+    // In bounds: every coordinate is below its padded extent, whose
+    // product times itemsize fits the buffer (checked above).
+    let base = |start: &[i64], st: &[i64; MAX_DIM]| -> usize {
+        (0..ndim).map(|i| start[i] * st[i]).sum::<i64>() as usize * itemsize
+    };
+    Ok(Some(Plan {
+        ndim,
+        copy_shape,
+        src_base: base(src_start, &src_strides),
+        dst_base: base(dst_start, &dst_strides),
+        src_strides,
+        dst_strides,
+    }))
+}
+
+impl Plan {
+    fn run(&self, itemsize: usize, mut row: impl FnMut(usize, usize, usize)) {
+        if self.ndim == 0 {
+            row(self.src_base, self.dst_base, itemsize);
+            return;
+        }
+        let last = self.ndim - 1;
+        let row_bytes = self.copy_shape[last] as usize * itemsize;
+        let mut idx = [0i64; MAX_DIM];
+        loop {
+            let mut so = 0i64;
+            let mut d_o = 0i64;
+            for i in 0..last {
+                so += idx[i] * self.src_strides[i];
+                d_o += idx[i] * self.dst_strides[i];
+            }
+            row(
+                self.src_base + so as usize * itemsize,
+                self.dst_base + d_o as usize * itemsize,
+                row_bytes,
+            );
+            // Odometer over the outer dimensions.
+            let mut i = last;
+            loop {
+                if i == 0 {
+                    return;
+                }
+                i -= 1;
+                idx[i] += 1;
+                if idx[i] < self.copy_shape[i] {
+                    break;
+                }
+                idx[i] = 0;
+            }
+        }
+    }
+}
+
+/// Copy the region `[src_start, src_stop)` of `src` (a C-order buffer of
+/// `src_pad_shape` items of `itemsize` bytes) into `dst` (of
+/// `dst_pad_shape`) at `dst_start` (`b2nd_copy_buffer2`). Both buffers
+/// must hold their whole padded shape; regions outside them are refused.
+/// With `ndim` 0 one item is copied.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_buffer(
+    ndim: usize,
+    itemsize: usize,
+    src: &[u8],
+    src_pad_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst: &mut [u8],
+    dst_pad_shape: &[i64],
+    dst_start: &[i64],
+) -> Result<()> {
+    let p = plan(
+        ndim,
+        itemsize,
+        src.len(),
+        src_pad_shape,
+        src_start,
+        src_stop,
+        dst.len(),
+        dst_pad_shape,
+        dst_start,
+    )?;
+    if let Some(p) = p {
+        p.run(itemsize, |s, d, n| dst[d..d + n].copy_from_slice(&src[s..s + n]));
+    }
+    Ok(())
+}

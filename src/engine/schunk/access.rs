@@ -1,0 +1,91 @@
+//! Accessors the N-dimensional layer (`engine::b2nd`) builds on: a chunk
+//! size announced before the first chunk, reading only some blocks of a
+//! chunk, and following changes another handle made on disk.
+
+use super::{Backend, SChunk};
+use crate::engine::error::{Error, Result};
+use crate::engine::frame::FrameKind;
+
+impl SChunk {
+    /// Announce the size of the chunks to come (3.3.5's b2nd sets
+    /// `schunk->chunksize` before adding its metalayer, so the frame
+    /// header records it even while the super-chunk has no chunks).
+    /// Refused once chunks exist.
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if self.nchunks() > 0 || chunksize < 0 {
+            return Err(Error::InvalidParam(
+                "the chunk size can only be set before the first chunk",
+            ));
+        }
+        self.chunksize = chunksize;
+        Ok(())
+    }
+
+    /// Whether the super-chunk lives in a file or a sparse directory.
+    pub fn on_disk(&self) -> bool {
+        matches!(&self.backend, Backend::Frame(f) if !matches!(f.kind(), FrameKind::Memory))
+    }
+
+    /// Decode the byte ranges `ranges` (`(start, len)`, each within the
+    /// chunk, aligned to items) of chunk `n` into `dest`, one after the
+    /// other. From disk, only the blocks holding each range are read.
+    pub fn read_chunk_ranges(&mut self, n: i64, ranges: &[(usize, usize)], dest: &mut [u8]) -> Result<()> {
+        let total = ranges
+            .iter()
+            .try_fold(0usize, |acc, r| acc.checked_add(r.1))
+            .ok_or(Error::InvalidParam("ranges"))?;
+        if total > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if n < 0 || n >= self.nchunks() {
+            return Err(Error::InvalidParam("nchunk out of range"));
+        }
+        self.current_nchunk = n;
+        self.dctx.nchunk = n;
+        let mut pos = 0usize;
+        let one = |dctx: &mut crate::engine::context::Context, c: &[u8], (s, l): (usize, usize), d: &mut [u8]| {
+            let got = dctx.getitem_bytes(c, s as i64, l as i64, d)?;
+            if got != l {
+                return Err(Error::Failure("short read"));
+            }
+            Ok(())
+        };
+        match &mut self.backend {
+            Backend::Chunks(c) => {
+                let c = &c[n as usize];
+                for &r in ranges {
+                    one(&mut self.dctx, c, r, &mut dest[pos..pos + r.1])?;
+                    pos += r.1;
+                }
+            }
+            Backend::Frame(f) if matches!(f.kind(), FrameKind::Memory) => {
+                let c = f.chunk(n)?;
+                for &r in ranges {
+                    one(&mut self.dctx, &c, r, &mut dest[pos..pos + r.1])?;
+                    pos += r.1;
+                }
+            }
+            Backend::Frame(f) => {
+                for &r in ranges {
+                    let c = f.partial_chunk(n, r.0, r.1)?;
+                    one(&mut self.dctx, &c, r, &mut dest[pos..pos + r.1])?;
+                    pos += r.1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-read a disk frame when another handle changed it since this one
+    /// last read or wrote it. Returns whether it did.
+    pub fn refresh_if_changed(&mut self) -> Result<bool> {
+        let changed = match &mut self.backend {
+            Backend::Frame(f) => f.changed_on_disk()?,
+            Backend::Chunks(_) => false,
+        };
+        if changed {
+            self.refresh()?;
+        }
+        Ok(changed)
+    }
+}
