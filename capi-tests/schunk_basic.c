@@ -235,10 +235,29 @@ static void run_storage(bool contiguous, const char *urlpath) {
     }
     sc = blosc2_schunk_open(urlpath);
     CHECK(sc != NULL);
+    int32_t ks3[6] = {4, 3, 11, 1, 10, 20};
     if (sc != NULL) {
-      int32_t ks3[6] = {4, 3, 11, 1, 10, 20};
       check_content(sc, ks3, 6);
       blosc2_schunk_free(sc);
+    }
+    /* Through the I/O backend API: the filesystem and read-only mmap. */
+    blosc2_io io = BLOSC2_IO_DEFAULTS;
+    sc = blosc2_schunk_open_udio(urlpath, &io);
+    CHECK(sc != NULL);
+    if (sc != NULL) {
+      check_content(sc, ks3, 6);
+      CHECK_EQ(sc->storage->io->id, BLOSC2_IO_FILESYSTEM);
+      blosc2_schunk_free(sc);
+    }
+    if (contiguous) {
+      blosc2_stdio_mmap mmap_params = BLOSC2_STDIO_MMAP_DEFAULTS;
+      blosc2_io mio = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mmap_params};
+      sc = blosc2_schunk_open_offset_udio(urlpath, 0, &mio);
+      CHECK(sc != NULL);
+      if (sc != NULL) {
+        check_content(sc, ks3, 6);
+        blosc2_schunk_free(sc);
+      }
     }
     CHECK_EQ(blosc2_remove_urlpath(urlpath), 0);
   }

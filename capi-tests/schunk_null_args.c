@@ -270,6 +270,14 @@ static void corrupted_frames(void) {
   CHECK(blosc2_schunk_open_offset(f, len + 100) == NULL);
   CHECK(blosc2_schunk_open(scratch_path("missing.b2frame")) == NULL);
   CHECK(blosc2_schunk_open(NULL) == NULL);
+  CHECK(blosc2_schunk_open_udio(f, NULL) == NULL);
+  blosc2_io uio = BLOSC2_IO_DEFAULTS;
+  uio.id = 100; /* a user-defined backend */
+  CHECK(blosc2_schunk_open_udio(f, &uio) == NULL);
+  blosc2_stdio_mmap cow = BLOSC2_STDIO_MMAP_DEFAULTS;
+  cow.mode = "c"; /* copy-on-write: not supported */
+  blosc2_io mio = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &cow};
+  CHECK(blosc2_schunk_open_offset_udio(f, 0, &mio) == NULL);
   CHECK(blosc2_schunk_open("") == NULL);
 
   /* A sparse frame with a chunk file gone. */

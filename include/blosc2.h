@@ -1872,6 +1872,28 @@ int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk,
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
 
 /**
+ * `blosc2_schunk_open_offset` through an I/O backend: the filesystem and
+ * memory-mapped files (modes `r`, `r+`, `w+`, served with plain file
+ * access) are supported; other backends give NULL, as does a NULL `udio`.
+ *
+ * # Safety
+ * `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid (its
+ * params a `blosc2_stdio_mmap` for the mmap backend).
+ */
+BLOSC_EXPORT
+blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                              int64_t offset,
+                                              const blosc2_io *udio);
+
+/**
+ * `blosc2_schunk_open_offset_udio` at offset 0.
+ *
+ * # Safety
+ * As for `blosc2_schunk_open_offset_udio`.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio);
+
+/**
  * Open the frame in file (or sparse directory) `urlpath`; see
  * `blosc2_schunk_open_offset`.
  *
@@ -2180,8 +2202,9 @@ int64_t blosc2_get_slice_nchunks(blosc2_schunk *schunk,
 
 /**
  * Convert the C-order linear index `i` into an `ndim`-dimensional index
- * (`index`) for an array of `shape`. `ndim` above 16 or NULL pointers do
- * nothing; zero-sized dimensions give an all-zero index.
+ * (`index`) for an array of `shape`. `ndim` 0 or above 16 and a NULL
+ * `index` do nothing; a NULL `shape` or zero-sized dimensions give an
+ * all-zero index.
  *
  * # Safety
  * `shape` and `index` must be NULL or hold `ndim` entries.
@@ -2275,8 +2298,6 @@ extern "C" {
 
 /* Functions of the 3.3.5 API not exported by this build yet (declared so
    that code written against 3.3.5 compiles; see src/capi/header/prototypes.h). */
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio);
-BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath, int64_t offset, const blosc2_io *udio);
 BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
 BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);

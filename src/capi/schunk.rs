@@ -534,6 +534,30 @@ pub(crate) fn io_defaults() -> blosc2_io {
     }
 }
 
+/// Whether an I/O backend is one this library serves with plain file
+/// access: the filesystem, or memory-mapped files in modes `r`, `r+` and
+/// `w+` (same results). User-defined backends and the copy-on-write `c`
+/// mode (whose changes must not reach the file) are not supported.
+///
+/// # Safety
+/// For the mmap backend, `io.params` must be NULL or point to a valid
+/// `blosc2_stdio_mmap`.
+pub(crate) unsafe fn io_supported(io: &blosc2_io) -> bool {
+    match io.id {
+        IO_FILESYSTEM => true,
+        IO_FILESYSTEM_MMAP => {
+            let params = io.params.cast::<super::types_schunk::blosc2_stdio_mmap>();
+            if params.is_null() {
+                return true;
+            }
+            // SAFETY: a valid mmap params struct per the contract.
+            let mode = unsafe { c_str((*params).mode) };
+            matches!(mode, None | Some("r" | "r+" | "w+"))
+        }
+        _ => false,
+    }
+}
+
 /// Wrap an engine super-chunk into a new handle. NULL when the contexts
 /// cannot be created (undefined filters, tuners) or memory runs out.
 pub(crate) fn register(sc: SChunk, init: Init) -> *mut blosc2_schunk {
@@ -719,8 +743,8 @@ pub(crate) unsafe fn read_storage(
         // SAFETY: valid per the contract.
         unsafe { *s.io }
     };
-    if io.id != IO_FILESYSTEM && io.id != IO_FILESYSTEM_MMAP {
-        // User-defined I/O backends are not supported.
+    // SAFETY: the io struct's params are valid per the contract.
+    if !unsafe { io_supported(&io) } {
         return None;
     }
     let engine = Storage {

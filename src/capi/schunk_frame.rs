@@ -15,7 +15,8 @@ use crate::engine::frame::FrameKind;
 use crate::engine::schunk::{self as eschunk, SChunk};
 
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
-use super::schunk::{malloc_bytes, path_arg, register, with_state, Init};
+use super::schunk::{io_supported, malloc_bytes, path_arg, register, with_state, Init};
+use super::types::blosc2_io;
 use super::types_schunk::blosc2_schunk;
 
 /// `BLOSC2_ERROR_NOT_FOUND`.
@@ -57,6 +58,57 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offse
             Err(_) => ptr::null_mut(),
         }
     })
+}
+
+/// `blosc2_schunk_open_offset` through an I/O backend: the filesystem and
+/// memory-mapped files (modes `r`, `r+`, `w+`, served with plain file
+/// access) are supported; other backends give NULL, as does a NULL `udio`.
+///
+/// # Safety
+/// `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid (its
+/// params a `blosc2_stdio_mmap` for the mmap backend).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    ffi_boundary!(ptr::null_mut(), {
+        if udio.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: valid per the contract.
+        let io = unsafe { *udio };
+        // SAFETY: as above.
+        if !unsafe { io_supported(&io) } {
+            return ptr::null_mut();
+        }
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let Ok(path) = (unsafe { path_arg(urlpath) }) else {
+            return ptr::null_mut();
+        };
+        if path.is_empty() || offset < 0 {
+            return ptr::null_mut();
+        }
+        match SChunk::open(path, offset) {
+            Ok(sc) => {
+                let mut init = Init::from_engine(&sc, Some(path.to_string()));
+                init.io = io;
+                register(sc, init)
+            }
+            Err(_) => ptr::null_mut(),
+        }
+    })
+}
+
+/// `blosc2_schunk_open_offset_udio` at offset 0.
+///
+/// # Safety
+/// As for `blosc2_schunk_open_offset_udio`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(urlpath: *const c_char, udio: *const blosc2_io) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_schunk_open_offset_udio(urlpath, 0, udio) }
 }
 
 /// Open the frame in file (or sparse directory) `urlpath`; see
