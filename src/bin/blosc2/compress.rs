@@ -1,0 +1,442 @@
+//! `blosc2 compress IN OUT` and `blosc2 decompress IN OUT`: streaming
+//! conversion between plain bytes and a contiguous frame on disk. Only a
+//! few chunks are ever in memory: compress reads one chunk of input at a
+//! time and appends it to the frame file; decompress writes one chunk at
+//! a time. `-` is stdin or stdout.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use blosc2::engine::codecs;
+use blosc2::engine::constants::{filter, MAX_BLOCKSIZE, MAX_BUFFERSIZE, MAX_FILTERS};
+use blosc2::engine::params::CParams;
+use blosc2::engine::schunk::{SChunk, Storage};
+
+use crate::args::{self, failed, finish, flag, usage, valued, Failure, Opt, Parsed};
+use crate::inspect::{self, Decoder, Kind};
+use crate::progress::{Progress, Unit};
+
+const COMPRESS_HELP: &str = "usage: blosc2 compress [options] IN OUT
+
+Compress IN (a file, or - for stdin) into the contiguous frame OUT (a
+.b2frame file, or - for stdout), one chunk at a time: memory use stays at a
+few chunks whatever the input size.
+
+options:
+  --codec NAME        blosclz, lz4, lz4hc, zlib or zstd (default zstd)
+  -l, --clevel N      compression level 0-9 (default 5)
+  --filter LIST       none, shuffle, bitshuffle, delta, or a comma-separated
+                      pipeline such as delta,shuffle (default shuffle)
+  -t, --typesize N    item size in bytes for the filters, 1-255 (default 8)
+  -c, --chunksize N   bytes per chunk, with an optional K, M or G suffix
+                      (default 4M)
+  --blocksize N       bytes per block (default 0: automatic)
+  -n, --nthreads N    compression threads (default: available cores, at most 4)
+  -f, --force         overwrite OUT if it exists
+  -q, --quiet         no progress bar and no summary on stderr
+exit codes: 0 ok, 1 the operation failed, 2 bad arguments or missing files";
+
+const DECOMPRESS_HELP: &str = "usage: blosc2 decompress [options] IN OUT
+
+Decompress the frame IN (a .b2frame or .b2nd file, a sparse frame directory,
+a single chunk, or - for a frame on stdin) into OUT (a file, or - for
+stdout), one chunk at a time. For b2nd arrays the output is the stored
+chunks (padded to the chunk shape), not the C-order array.
+
+options:
+  -n, --nthreads N    decompression threads (default: available cores, at most 4)
+  -f, --force         overwrite OUT if it exists
+  -q, --quiet         no progress bar and no notes on stderr
+exit codes: 0 ok, 1 corrupt input or the operation failed, 2 bad arguments or
+missing files";
+
+const COMPRESS_OPTS: &[Opt] = &[
+    valued("codec", None),
+    valued("clevel", Some('l')),
+    valued("filter", None),
+    valued("typesize", Some('t')),
+    valued("chunksize", Some('c')),
+    valued("blocksize", None),
+    valued("nthreads", Some('n')),
+    flag("force", Some('f')),
+    flag("quiet", Some('q')),
+];
+
+const DECOMPRESS_OPTS: &[Opt] = &[
+    valued("nthreads", Some('n')),
+    flag("force", Some('f')),
+    flag("quiet", Some('q')),
+];
+
+/// Default chunk size.
+const DEFAULT_CHUNKSIZE: u64 = 4 << 20;
+
+/// Run `blosc2 compress`.
+pub fn compress_main(args: &[String]) -> ExitCode {
+    finish(compress(args))
+}
+
+/// Run `blosc2 decompress`.
+pub fn decompress_main(args: &[String]) -> ExitCode {
+    finish(decompress(args))
+}
+
+/// A file removed when dropped, unless kept.
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl TempFile {
+    /// A fresh name next to `near` (same file system, for the final
+    /// rename), or in the temporary directory.
+    fn new(near: Option<&Path>, tag: &str) -> TempFile {
+        let dir = match near.and_then(Path::parent) {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            Some(_) => PathBuf::from("."),
+            None => std::env::temp_dir(),
+        };
+        let base = near
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "blosc2".into());
+        let path = dir.join(format!(".{base}.{tag}-{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        TempFile { path, keep: false }
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Where the output goes.
+enum Sink {
+    /// Standard output.
+    Stdout,
+    /// A file written under a temporary name and renamed into place.
+    Replace(PathBuf),
+    /// An existing special file (a device, a pipe) written directly.
+    Direct(PathBuf),
+}
+
+fn sink(out: &str, force: bool) -> Result<Sink, Failure> {
+    if out == "-" {
+        return Ok(Sink::Stdout);
+    }
+    let path = PathBuf::from(out);
+    match std::fs::metadata(&path) {
+        Err(_) => Ok(Sink::Replace(path)),
+        Ok(m) if m.is_dir() => Err(usage(format!("'{out}' is a directory"))),
+        Ok(m) if m.is_file() => {
+            if force {
+                Ok(Sink::Replace(path))
+            } else {
+                Err(usage(format!("'{out}' exists; use --force to overwrite it")))
+            }
+        }
+        Ok(_) => Ok(Sink::Direct(path)),
+    }
+}
+
+/// Standard output as a file (unbuffered; we write whole chunks).
+fn stdout_writer() -> Result<Box<dyn Write>, Failure> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| failed(format!("stdout: {e}")))?;
+        Ok(Box::new(File::from(fd)))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(Box::new(std::io::stdout()))
+    }
+}
+
+/// Fill `buf` from `r` as far as the input goes; returns the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The filter pipeline from `none`, `shuffle`, `delta,shuffle`...: the
+/// filters fill the last slots, in order, as C-Blosc2's defaults do.
+fn parse_filters(s: &str) -> Result<[u8; MAX_FILTERS], Failure> {
+    let mut ids = Vec::new();
+    for name in s.split(',').map(str::trim) {
+        ids.push(match name {
+            "none" | "nofilter" => continue,
+            "shuffle" => filter::SHUFFLE,
+            "bitshuffle" => filter::BITSHUFFLE,
+            "delta" => filter::DELTA,
+            other => {
+                return Err(usage(format!(
+                    "--filter: unknown filter '{other}' (none, shuffle, bitshuffle, delta)"
+                )))
+            }
+        });
+    }
+    if ids.len() > MAX_FILTERS {
+        return Err(usage(format!("--filter: at most {MAX_FILTERS} filters")));
+    }
+    let mut f = [filter::NOFILTER; MAX_FILTERS];
+    f[MAX_FILTERS - ids.len()..].copy_from_slice(&ids);
+    Ok(f)
+}
+
+fn cparams(p: &Parsed) -> Result<CParams, Failure> {
+    let codec = p.value("codec").unwrap_or("zstd");
+    let compcode = codecs::compcode(codec).ok_or_else(|| {
+        usage(format!(
+            "--codec must be one of {}, not '{codec}'",
+            codecs::COMPRESSOR_LIST.replace(',', ", ")
+        ))
+    })?;
+    Ok(CParams {
+        compcode,
+        clevel: p.number("clevel", 5u8, 0, 9)?,
+        typesize: p.number("typesize", 8i32, 1, 255)?,
+        nthreads: p.number("nthreads", inspect::default_nthreads(), 1, 256)?,
+        blocksize: p.size("blocksize", 0, 0, MAX_BLOCKSIZE as u64)? as i32,
+        filters: parse_filters(p.value("filter").unwrap_or("shuffle"))?,
+        ..CParams::default()
+    })
+}
+
+/// With `BLOSC2_REPORT_VMHWM` set, print the peak resident memory (for the
+/// tests that check memory stays bounded).
+fn report_peak_memory() {
+    if std::env::var_os("BLOSC2_REPORT_VMHWM").is_none() {
+        return;
+    }
+    if let Ok(s) = std::fs::read_to_string("/proc/self/status") {
+        if let Some(l) = s.lines().find(|l| l.starts_with("VmHWM:")) {
+            eprintln!("{l}");
+        }
+    }
+}
+
+fn compress(args: &[String]) -> Result<(), Failure> {
+    let p = args::parse(args, COMPRESS_OPTS)?;
+    if p.help {
+        println!("{COMPRESS_HELP}");
+        return Ok(());
+    }
+    p.expect_positional(&["IN", "OUT"])
+        .map_err(|f| usage(format!("{}\n{COMPRESS_HELP}", msg(f))))?;
+    let cp = cparams(&p)?;
+    let chunksize = p.size("chunksize", DEFAULT_CHUNKSIZE, 1, MAX_BUFFERSIZE as u64)? as usize;
+    let quiet = p.flag("quiet");
+    let (inp, out) = (&p.positional[0], &p.positional[1]);
+
+    let (mut input, total): (Box<dyn Read>, Option<u64>) = if inp == "-" {
+        (Box::new(std::io::stdin().lock()), None)
+    } else {
+        let path = Path::new(inp);
+        let f = File::open(path).map_err(|e| args::missing(path, &e))?;
+        let md = f.metadata().map_err(|e| failed(format!("{inp}: {e}")))?;
+        if md.is_dir() {
+            return Err(usage(format!("'{inp}' is a directory")));
+        }
+        (Box::new(f), md.is_file().then_some(md.len()))
+    };
+    let sink = sink(out, p.flag("force"))?;
+    let tmp = match &sink {
+        Sink::Replace(path) => TempFile::new(Some(path), "compress"),
+        Sink::Stdout | Sink::Direct(_) => TempFile::new(None, "compress"),
+    };
+    let tmp_str = tmp
+        .path
+        .to_str()
+        .ok_or_else(|| usage(format!("'{out}': the output path must be valid UTF-8")))?
+        .to_string();
+
+    let storage = Storage {
+        contiguous: true,
+        urlpath: Some(tmp_str.clone()),
+        cparams: cp,
+        ..Storage::default()
+    };
+    let mut s = SChunk::new(storage).map_err(|e| failed(format!("creating a frame in '{tmp_str}': {e}")))?;
+    let mut buf = vec![0u8; chunksize];
+    let mut progress = Progress::new("compress", Unit::Bytes, total, quiet);
+    let mut nbytes: u64 = 0;
+    let mut stored: i64 = 0;
+    loop {
+        let n = read_full(&mut input, &mut buf).map_err(|e| failed(format!("reading {inp}: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        let nchunk = s.nchunks();
+        let c = s
+            .compress_buffer(&buf[..n], nchunk)
+            .map_err(|e| failed(format!("compressing chunk {nchunk}: {e}")))?;
+        stored += c.len() as i64;
+        s.append_chunk(&c)
+            .map_err(|e| failed(format!("writing chunk {nchunk} to '{tmp_str}': {e}")))?;
+        nbytes += n as u64;
+        progress.add(n as u64);
+        if n < chunksize {
+            break;
+        }
+    }
+    progress.finish();
+    // Each append leaves the previous offsets chunk and trailer behind as
+    // dead bytes (the file is always consistent); drop them if they add
+    // up to more than 1% of the data.
+    let dead = s.cbytes() - stored;
+    if dead > stored / 100 {
+        s.compact()
+            .map_err(|e| failed(format!("compacting '{tmp_str}': {e}")))?;
+    }
+    let (nchunks, frame_len) = (s.nchunks(), s.frame_len());
+    drop(s);
+
+    match &sink {
+        Sink::Replace(path) => {
+            std::fs::rename(&tmp.path, path).map_err(|e| failed(format!("renaming the frame to '{out}': {e}")))?;
+        }
+        Sink::Stdout | Sink::Direct(_) => {
+            let mut w: Box<dyn Write> = match &sink {
+                Sink::Direct(path) => Box::new(
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(path)
+                        .map_err(|e| failed(format!("opening '{out}': {e}")))?,
+                ),
+                _ => stdout_writer()?,
+            };
+            let mut r = File::open(&tmp.path).map_err(|e| failed(format!("reading the frame back: {e}")))?;
+            std::io::copy(&mut r, &mut w)
+                .and_then(|_| w.flush())
+                .map_err(|e| failed(format!("writing {}: {e}", if out == "-" { "stdout" } else { out })))?;
+        }
+    }
+    if !quiet {
+        let ratio = if nbytes > 0 && frame_len > 0 {
+            format!(", ratio {:.2}x", nbytes as f64 / frame_len as f64)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "blosc2: compressed {} ({nbytes} bytes) into {} ({frame_len} bytes, {nchunks} chunk{}{ratio})",
+            if inp == "-" { "stdin" } else { inp },
+            if out == "-" { "stdout" } else { out },
+            if nchunks == 1 { "" } else { "s" }
+        );
+    }
+    report_peak_memory();
+    Ok(())
+}
+
+fn msg(f: Failure) -> String {
+    match f {
+        Failure::Usage(m) | Failure::Failed(m) => m,
+        Failure::Reported(_) => String::new(),
+    }
+}
+
+fn decompress(args: &[String]) -> Result<(), Failure> {
+    let p = args::parse(args, DECOMPRESS_OPTS)?;
+    if p.help {
+        println!("{DECOMPRESS_HELP}");
+        return Ok(());
+    }
+    p.expect_positional(&["IN", "OUT"])
+        .map_err(|f| usage(format!("{}\n{DECOMPRESS_HELP}", msg(f))))?;
+    let quiet = p.flag("quiet");
+    let nthreads = p.number("nthreads", inspect::default_nthreads(), 1, 256)?;
+    let (inp, out) = (&p.positional[0], &p.positional[1]);
+
+    // A frame on stdin is spooled to a temporary file first, so that it is
+    // read chunk by chunk like any other.
+    let spool = if inp == "-" {
+        let t = TempFile::new(None, "stdin");
+        let mut f = File::create(&t.path).map_err(|e| failed(format!("creating a temporary file: {e}")))?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut f).map_err(|e| failed(format!("reading stdin: {e}")))?;
+        Some(t)
+    } else {
+        None
+    };
+    let in_path = spool.as_ref().map_or_else(|| PathBuf::from(inp), |t| t.path.clone());
+    let in_name = if inp == "-" { "stdin" } else { inp.as_str() };
+    let kind = inspect::detect(&in_path)?;
+    let sink = sink(out, p.flag("force"))?;
+    let tmp = match &sink {
+        Sink::Replace(path) => Some(TempFile::new(Some(path), "decompress")),
+        _ => None,
+    };
+    let mut w: Box<dyn Write> = match (&sink, &tmp) {
+        (Sink::Stdout, _) => stdout_writer()?,
+        (Sink::Direct(path), _) => Box::new(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| failed(format!("opening '{out}': {e}")))?,
+        ),
+        (Sink::Replace(_), Some(t)) => {
+            Box::new(File::create(&t.path).map_err(|e| failed(format!("creating '{}': {e}", t.path.display())))?)
+        }
+        (Sink::Replace(_), None) => return Err(failed("no temporary file")),
+    };
+    let out_name = if out == "-" { "stdout" } else { out.as_str() };
+    let write_err = |e: std::io::Error| failed(format!("writing {out_name}: {e}"));
+    let mut dec = Decoder::new(nthreads);
+    match kind {
+        Kind::Frame { sparse } => {
+            let mut frame = inspect::open_frame(&in_path, sparse).map_err(|f| match f {
+                Failure::Failed(m) if inp == "-" => failed(m.replacen(&in_path.display().to_string(), "stdin", 1)),
+                f => f,
+            })?;
+            if !quiet {
+                if let Some((name, _)) = inspect::b2nd_of(&frame) {
+                    eprintln!(
+                        "blosc2: note: {in_name} is a b2nd array ({name} metalayer); writing its stored chunks, not the C-order array"
+                    );
+                }
+            }
+            let total = frame.header().nbytes.max(0) as u64;
+            let mut progress = Progress::new("decompress", Unit::Bytes, Some(total), quiet);
+            for n in 0..frame.nchunks() {
+                dec.frame_chunk(&mut frame, n)
+                    .map_err(|e| failed(format!("{in_name}: {}: {e}", inspect::chunk_where(&frame, n))))?;
+                w.write_all(&dec.buf).map_err(write_err)?;
+                progress.add(dec.buf.len() as u64);
+            }
+            progress.finish();
+        }
+        Kind::Chunk => {
+            let bytes = inspect::read_chunk_file(&in_path).map_err(|f| match f {
+                Failure::Failed(m) if inp == "-" => failed(m.replacen(&in_path.display().to_string(), "stdin", 1)),
+                f => f,
+            })?;
+            dec.chunk(&bytes)
+                .map_err(|e| failed(format!("{in_name}: chunk at byte 0: {e}")))?;
+            w.write_all(&dec.buf).map_err(write_err)?;
+        }
+    }
+    w.flush().map_err(write_err)?;
+    drop(w);
+    if let (Sink::Replace(path), Some(t)) = (&sink, &tmp) {
+        std::fs::rename(&t.path, path).map_err(|e| failed(format!("renaming the output to '{out}': {e}")))?;
+    }
+    report_peak_memory();
+    Ok(())
+}
