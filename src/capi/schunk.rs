@@ -13,6 +13,10 @@
 //! that calls back into the API with the super-chunk it is running for
 //! gets `BLOSC2_ERROR_FAILURE` instead of a deadlock.
 //!
+//! Every call on an on-disk super-chunk first picks up changes another
+//! handle or process made to the frame ([`State::follow_disk`], a header
+//! read), as 3.3.5 does on chunk and vlmetalayer accesses.
+//!
 //! After every call [`State::sync`] copies the counters (`nchunks`,
 //! `nbytes`, `cbytes`, `chunksize`, `blocksize`, `flags2`,
 //! `current_nchunk`, `frame`) from the engine into the public struct, and
@@ -210,6 +214,7 @@ pub(crate) fn with_state<T>(
 ) -> Result<T, c_int> {
     let h = lookup(schunk)?;
     let mut g = h.lock()?;
+    g.follow_disk();
     let r = f(&mut g);
     g.sync();
     r
@@ -258,6 +263,23 @@ impl State {
     pub(crate) fn set_avoid_cframe_free(&mut self, avoid: bool) {
         if self.sc.frame().is_some() {
             self.avoid_cframe_free = avoid;
+        }
+    }
+
+    /// Pick up what another handle (or process) changed in a disk frame
+    /// since this one last read or wrote it, as 3.3.5 does on its chunk
+    /// and vlmetalayer accesses. Returns whether anything changed; a frame
+    /// that cannot be read right now keeps its cached state.
+    pub(crate) fn follow_disk(&mut self) -> bool {
+        if self.freed || !self.sc.on_disk() {
+            return false;
+        }
+        match self.sc.refresh_if_changed() {
+            Ok(true) => {
+                let _ = self.sync_metas();
+                true
+            }
+            _ => false,
         }
     }
 

@@ -11,11 +11,10 @@
 use std::ffi::{c_char, c_int};
 use std::ptr;
 
-use crate::engine::frame::FrameKind;
 use crate::engine::schunk::{self as eschunk, SChunk};
 
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
-use super::schunk::{io_supported, malloc_bytes, path_arg, register, with_state, Init};
+use super::schunk::{io_supported, lookup, malloc_bytes, path_arg, register, with_state, Init};
 use super::types::blosc2_io;
 use super::types_schunk::blosc2_schunk;
 
@@ -319,23 +318,17 @@ pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
-        with_state(schunk, |st| {
-            let disk = matches!(
-                st.sc.frame().map(|f| f.kind()),
-                Some(FrameKind::File { .. } | FrameKind::Sparse { .. })
-            );
-            if !disk {
-                return Ok(0);
-            }
-            let before = (st.sc.nchunks(), st.sc.nbytes(), st.sc.cbytes(), st.sc.frame_len());
-            let metas_before = (st.sc.metalayers().to_vec(), st.sc.vlmeta_names());
-            st.sc.refresh().map_err(ecode)?;
-            let after = (st.sc.nchunks(), st.sc.nbytes(), st.sc.cbytes(), st.sc.frame_len());
-            let metas_after = (st.sc.metalayers().to_vec(), st.sc.vlmeta_names());
-            st.sync_metas()?;
-            Ok(c_int::from(before != after || metas_before != metas_after))
-        })
-        .unwrap_or_else(|c| c)
+        let h = match lookup(schunk) {
+            Ok(h) => h,
+            Err(code) => return code,
+        };
+        let mut g = match h.lock() {
+            Ok(g) => g,
+            Err(code) => return code,
+        };
+        let changed = g.follow_disk();
+        g.sync();
+        c_int::from(changed)
     })
 }
 
