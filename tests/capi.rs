@@ -267,3 +267,18 @@ fn schunk_filters() {
 fn schunk_threads() {
     run("schunk_threads");
 }
+
+#[test]
+fn b2nd_basic() {
+    run("b2nd_basic");
+}
+
+#[test]
+fn b2nd_storage() {
+    run("b2nd_storage");
+}
+
+#[test]
+fn b2nd_shape() {
+    run("b2nd_shape");
+}

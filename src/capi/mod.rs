@@ -11,6 +11,8 @@
 //! not implemented yet are declared from `header/prototypes.h`.
 
 pub(crate) mod alloc;
+pub mod b2nd;
+pub mod b2nd_ops;
 pub(crate) mod boundary;
 pub mod chunkinfo;
 pub mod context;

@@ -31,6 +31,21 @@ pub fn strides(shape: &[i64]) -> [i64; MAX_DIM] {
     s
 }
 
+/// C-order strides of `shape`, refusing overflows.
+fn checked_strides(shape: &[i64]) -> Result<[i64; MAX_DIM]> {
+    let mut s = [0i64; MAX_DIM];
+    let n = shape.len();
+    if n > 0 {
+        s[n - 1] = 1;
+        for i in (0..n - 1).rev() {
+            s[i] = s[i + 1]
+                .checked_mul(shape[i + 1])
+                .ok_or(bad("shape product overflows"))?;
+        }
+    }
+    Ok(s)
+}
+
 /// A checked N-dimensional region copy: plan first, then copy rows.
 struct Plan {
     ndim: usize,
@@ -79,23 +94,27 @@ fn plan(
         copy_shape[i] = n;
         empty |= n == 0;
     }
-    let isz = i64::try_from(itemsize).map_err(|_| bad("itemsize"))?;
-    let need = |pad: &[i64], len: usize| -> Result<()> {
-        let bytes = nitems(pad)?.checked_mul(isz).ok_or(bad("buffer size overflows"))?;
-        if bytes as u64 > len as u64 {
-            return Err(Error::ReadBuffer);
-        }
-        Ok(())
-    };
-    need(sp, src_len)?;
-    need(dp, dst_len)?;
     if empty {
         return Ok(None);
     }
-    let src_strides = strides(sp);
-    let dst_strides = strides(dp);
-    // In bounds: every coordinate is below its padded extent, whose
-    // product times itemsize fits the buffer (checked above).
+    let src_strides = checked_strides(sp)?;
+    let dst_strides = checked_strides(dp)?;
+    // The bytes each side touches: up to its last copied item.
+    let isz = i64::try_from(itemsize).map_err(|_| bad("itemsize"))?;
+    let extent = |last: &dyn Fn(usize) -> i64, st: &[i64; MAX_DIM]| -> Result<u64> {
+        let mut items = 1i64;
+        for i in 0..ndim {
+            let term = last(i).checked_mul(st[i]).ok_or(bad("buffer size overflows"))?;
+            items = items.checked_add(term).ok_or(bad("buffer size overflows"))?;
+        }
+        Ok(items.checked_mul(isz).ok_or(bad("buffer size overflows"))? as u64)
+    };
+    let src_need = extent(&|i| src_stop[i] - 1, &src_strides)?;
+    let dst_need = extent(&|i| dst_start[i] + copy_shape[i] - 1, &dst_strides)?;
+    if src_need > src_len as u64 || dst_need > dst_len as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    // In bounds: every copied item lies within the extents checked above.
     let base = |start: &[i64], st: &[i64; MAX_DIM]| -> usize {
         (0..ndim).map(|i| start[i] * st[i]).sum::<i64>() as usize * itemsize
     };
@@ -149,9 +168,10 @@ impl Plan {
 
 /// Copy the region `[src_start, src_stop)` of `src` (a C-order buffer of
 /// `src_pad_shape` items of `itemsize` bytes) into `dst` (of
-/// `dst_pad_shape`) at `dst_start` (`b2nd_copy_buffer2`). Both buffers
-/// must hold their whole padded shape; regions outside them are refused.
-/// With `ndim` 0 one item is copied.
+/// `dst_pad_shape`) at `dst_start` (`b2nd_copy_buffer2`). Regions outside
+/// the padded shapes are refused, and each buffer must reach at least its
+/// last copied item (see [`copy_extents`]). With `ndim` 0 one item is
+/// copied.
 #[allow(clippy::too_many_arguments)]
 pub fn copy_buffer(
     ndim: usize,
@@ -179,4 +199,41 @@ pub fn copy_buffer(
         p.run(itemsize, |s, d, n| dst[d..d + n].copy_from_slice(&src[s..s + n]));
     }
     Ok(())
+}
+
+/// The bytes of `src` and `dst` a [`copy_buffer`] with these arguments
+/// touches (from the start of each buffer to its last copied item), or
+/// `None` when the region is empty. Checks the coordinates as
+/// [`copy_buffer`] does.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_extents(
+    ndim: usize,
+    itemsize: usize,
+    src_pad_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst_pad_shape: &[i64],
+    dst_start: &[i64],
+) -> Result<Option<(usize, usize)>> {
+    // Probe with unbounded lengths, then report what the plan needs.
+    let p = plan(
+        ndim,
+        itemsize,
+        usize::MAX,
+        src_pad_shape,
+        src_start,
+        src_stop,
+        usize::MAX,
+        dst_pad_shape,
+        dst_start,
+    )?;
+    Ok(p.map(|p| {
+        let last = |st: &[i64; MAX_DIM], base: usize, hi: &dyn Fn(usize) -> i64| -> usize {
+            let off: i64 = (0..p.ndim).map(|i| hi(i) * st[i]).sum();
+            base + off as usize * itemsize + itemsize
+        };
+        let src = last(&p.src_strides, p.src_base, &|i| p.copy_shape[i] - 1);
+        let dst = last(&p.dst_strides, p.dst_base, &|i| p.copy_shape[i] - 1);
+        (src, dst)
+    }))
 }

@@ -219,7 +219,19 @@ fn copy_buffer_checks_bounds() {
     assert_eq!(dst, want);
     assert!(copy_buffer(2, 2, &src, &[5, 6], &[1, 2], &[3, 7], &mut dst, &[3, 4], &[0, 0]).is_err());
     assert!(copy_buffer(2, 2, &src, &[5, 6], &[1, 2], &[3, 5], &mut dst, &[3, 4], &[2, 2]).is_err());
-    assert!(copy_buffer(2, 2, &src, &[5, 7], &[0, 0], &[1, 1], &mut dst, &[3, 4], &[0, 0]).is_err());
+    // A padded shape larger than the buffer is fine as long as the region
+    // stays inside it.
+    assert!(copy_buffer(2, 2, &src, &[5, 7], &[0, 0], &[1, 1], &mut dst, &[3, 4], &[0, 0]).is_ok());
+    assert!(copy_buffer(2, 2, &src, &[5, 7], &[4, 0], &[5, 4], &mut dst, &[3, 4], &[0, 0]).is_err());
+    assert_eq!(
+        super::copy::copy_extents(2, 2, &[5, 6], &[1, 2], &[3, 5], &[3, 4], &[1, 1]).unwrap(),
+        Some((34, 24))
+    );
+    assert_eq!(
+        super::copy::copy_extents(2, 2, &[5, 6], &[1, 2], &[1, 5], &[3, 4], &[1, 1]).unwrap(),
+        None
+    );
+    assert!(super::copy::copy_extents(3, 1, &[1 << 40; 3], &[0; 3], &[1; 3], &[1; 3], &[0; 3]).is_err());
     assert!(copy_buffer(2, 2, &src, &[5, 6], &[2, 0], &[1, 1], &mut dst, &[3, 4], &[0, 0]).is_err());
     // 0 dimensions: one item.
     let mut one = [0u8; 2];
