@@ -1977,10 +1977,12 @@ BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk *schunk);
 BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(blosc2_schunk *schunk);
 
 /**
- * Take the frame lock. Operations on one handle are always serialized by
- * this library and cross-process file locking is not implemented, so
- * this succeeds (0) for any live super-chunk, as 3.3.5 does without
- * `locking`.
+ * Take the exclusive frame lock and hold it across calls until
+ * `blosc2_schunk_unlock`. With file locking requested (`BLOSC_LOCKING`
+ * or `blosc2_stdio_params.locking`) this is an exclusive `flock` on the
+ * `.b2lock` sidecar shared with C-Blosc2 3.3.5 processes; otherwise
+ * operations on one handle are only serialized in-process and this
+ * returns 0, as 3.3.5 does.
  *
  * # Safety
  * `schunk` must be NULL or a live super-chunk.
@@ -1988,7 +1990,8 @@ BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(blosc2_schunk *schunk);
 BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
 
 /**
- * Release the frame lock (see `blosc2_schunk_lock`). Returns 0.
+ * Release the frame lock taken with `blosc2_schunk_lock`. Returns 0 or
+ * `BLOSC2_ERROR_LOCK`.
  *
  * # Safety
  * `schunk` must be NULL or a live super-chunk.

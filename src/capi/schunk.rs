@@ -214,8 +214,18 @@ pub(crate) fn with_state<T>(
 ) -> Result<T, c_int> {
     let h = lookup(schunk)?;
     let mut g = h.lock()?;
+    // With opt-in file locking every call holds the frame lock, as 3.3.5
+    // does around its frame accesses (exclusive: it also bumps the
+    // generation counter other handles watch).
+    let locked = !g.freed && g.sc.locking();
+    if locked {
+        g.sc.lock().map_err(|e| e.code())?;
+    }
     g.follow_disk();
     let r = f(&mut g);
+    if locked && !g.freed {
+        let _ = g.sc.unlock();
+    }
     g.sync();
     r
 }
@@ -556,6 +566,25 @@ pub(crate) fn io_defaults() -> blosc2_io {
     }
 }
 
+/// Whether file locking is asked for, as 3.3.5 decides it: the filesystem
+/// backend with `blosc2_stdio_params.locking` set, or a `BLOSC_LOCKING`
+/// environment variable that is neither empty nor "0".
+///
+/// # Safety
+/// `io.params` must be NULL or point to a valid `blosc2_stdio_params` when
+/// `io.id` is the filesystem backend.
+pub(crate) unsafe fn locking_requested(io: &blosc2_io) -> bool {
+    if io.id != IO_FILESYSTEM {
+        return false;
+    }
+    let params = io.params.cast::<super::types_schunk::blosc2_stdio_params>();
+    // SAFETY: NULL or a valid stdio params struct per the contract.
+    if !params.is_null() && unsafe { (*params).locking } {
+        return true;
+    }
+    std::env::var_os("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Whether an I/O backend is one this library serves with plain file
 /// access: the filesystem, or memory-mapped files in modes `r`, `r+` and
 /// `w+` (same results). User-defined backends and the copy-on-write `c`
@@ -582,7 +611,12 @@ pub(crate) unsafe fn io_supported(io: &blosc2_io) -> bool {
 
 /// Wrap an engine super-chunk into a new handle. NULL when the contexts
 /// cannot be created (undefined filters, tuners) or memory runs out.
-pub(crate) fn register(sc: SChunk, init: Init) -> *mut blosc2_schunk {
+pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
+    // SAFETY: `init.io` is the caller's io struct, whose params are valid
+    // for the duration of the creating call.
+    if unsafe { locking_requested(&init.io) } {
+        sc.enable_locking();
+    }
     // SAFETY: calloc has no preconditions; the result is checked. All-zero
     // bytes are a valid blosc2_schunk (NULL pointers, zero counters).
     let public = unsafe { libc::calloc(1, std::mem::size_of::<blosc2_schunk>()) }.cast::<blosc2_schunk>();

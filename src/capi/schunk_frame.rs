@@ -283,10 +283,12 @@ pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) ->
     })
 }
 
-/// Take the frame lock. Operations on one handle are always serialized by
-/// this library and cross-process file locking is not implemented, so
-/// this succeeds (0) for any live super-chunk, as 3.3.5 does without
-/// `locking`.
+/// Take the exclusive frame lock and hold it across calls until
+/// `blosc2_schunk_unlock`. With file locking requested (`BLOSC_LOCKING`
+/// or `blosc2_stdio_params.locking`) this is an exclusive `flock` on the
+/// `.b2lock` sidecar shared with C-Blosc2 3.3.5 processes; otherwise
+/// operations on one handle are only serialized in-process and this
+/// returns 0, as 3.3.5 does.
 ///
 /// # Safety
 /// `schunk` must be NULL or a live super-chunk.
@@ -297,7 +299,8 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
     })
 }
 
-/// Release the frame lock (see `blosc2_schunk_lock`). Returns 0.
+/// Release the frame lock taken with `blosc2_schunk_lock`. Returns 0 or
+/// `BLOSC2_ERROR_LOCK`.
 ///
 /// # Safety
 /// `schunk` must be NULL or a live super-chunk.

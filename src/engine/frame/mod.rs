@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 mod disk;
+pub mod lock;
 pub mod edit;
 pub mod format;
 pub mod io;

@@ -84,6 +84,8 @@ pub struct SChunk {
     cctx: Context,
     dctx: Context,
     current_nchunk: i64,
+    /// Opt-in cross-process frame lock (`BLOSC_LOCKING`, stdio `locking`).
+    lock: Option<crate::engine::frame::lock::FrameLock>,
 }
 
 impl std::fmt::Debug for SChunk {
@@ -145,6 +147,7 @@ impl SChunk {
             urlpath: None,
             fs,
             current_nchunk: -1,
+            lock: None,
         }
     }
 
@@ -393,16 +396,42 @@ impl SChunk {
         }
     }
 
-    /// Take the frame lock (`blosc2_schunk_lock`). This implementation
-    /// serializes through `&mut self`; cross-process locking is not
-    /// implemented, so this always succeeds.
+    /// Turn on advisory file locking for this on-disk frame, interoperable
+    /// with C-Blosc2 3.3.5's `.b2lock` sidecar. A no-op in memory.
+    pub fn enable_locking(&mut self) {
+        if let Some(path) = self.urlpath.clone() {
+            self.lock = Some(crate::engine::frame::lock::FrameLock::new(&path, !self.contiguous));
+        }
+    }
+
+    /// True when advisory file locking is on.
+    pub fn locking(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Take the exclusive frame lock (`blosc2_schunk_lock`); nested calls
+    /// only count. When another handle changed the frame meanwhile, it is
+    /// re-read. Without locking this only serializes through `&mut self`.
     pub fn lock(&mut self) -> Result<()> {
+        let changed = match &mut self.lock {
+            Some(l) => l.acquire(true)?,
+            None => return Ok(()),
+        };
+        if changed {
+            if let Err(e) = self.refresh() {
+                let _ = self.unlock();
+                return Err(e);
+            }
+        }
         Ok(())
     }
 
-    /// Release the frame lock (`blosc2_schunk_unlock`).
+    /// Release one level of the frame lock (`blosc2_schunk_unlock`).
     pub fn unlock(&mut self) -> Result<()> {
-        Ok(())
+        match &mut self.lock {
+            Some(l) => l.release(),
+            None => Ok(()),
+        }
     }
 
     /// Rewrite a file frame without the dead bytes edits leave behind.
