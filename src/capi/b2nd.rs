@@ -662,7 +662,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
             Ok(g) => g.nitems.checked_mul(i64::from(c.cparams.typesize)),
             Err(e) => return ecode(e),
         };
-        if need.map_or(true, |n| buffersize < n) {
+        if need.is_none_or(|n| buffersize < n) {
             return ERR_INVALID_PARAM;
         }
         // SAFETY: readable for `buffersize` bytes per the contract.

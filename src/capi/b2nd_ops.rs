@@ -263,7 +263,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
             if coords.is_null() || buffer.is_null() {
                 return Err(ERR_NULL_POINTER);
             }
-            if ncoords.checked_mul(ts).map_or(true, |need| buffersize < need) {
+            if ncoords.checked_mul(ts).is_none_or(|need| buffersize < need) {
                 return Err(ERR_INVALID_PARAM);
             }
             // SAFETY: `ncoords` entries per the contract.
@@ -308,7 +308,7 @@ unsafe fn selection_args(
     // 3.3.5 refuses a buffer larger than the selection.
     let ts = with_array(array, false, |a| Ok(i64::from(a.typesize())))?;
     let sel_bytes = sizes.iter().try_fold(ts, |acc, &s| acc.checked_mul(s));
-    if sel_bytes.map_or(true, |n| n < buffersize) || buffersize < 0 {
+    if sel_bytes.is_none_or(|n| n < buffersize) || buffersize < 0 {
         return Err(ERR_INVALID_PARAM);
     }
     if nd > 0 && buffershape.is_null() {

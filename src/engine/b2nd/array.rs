@@ -385,11 +385,13 @@ impl<S: BorrowMut<SChunk>> Array<S> {
     pub(super) fn read_chunk(&mut self, n: i64) -> Result<Vec<u8>> {
         let ts = self.typesize();
         let len = self.geom.chunk_nbytes(ts)? as usize;
-        let mut data = vec![0u8; len];
         let sc = self.sc.borrow_mut();
+        // The chunk must say it holds one extended chunk before a buffer
+        // that size (up to 2 GB, from an untrusted metalayer) is made.
         if sc.chunk_nbytes(n)? as usize != len {
             return Err(Error::Data("chunk size differs from the array's"));
         }
+        let mut data = vec![0u8; len];
         if sc.decompress_chunk(n, &mut data)? != len {
             return Err(Error::Data("chunk size differs from the array's"));
         }

@@ -88,7 +88,7 @@ fn plan(
             return Err(bad("source region outside the source buffer"));
         }
         let n = s1 - s0;
-        if d0.checked_add(n).map_or(true, |e| e > dp[i]) {
+        if d0.checked_add(n).is_none_or(|e| e > dp[i]) {
             return Err(bad("destination region outside the destination buffer"));
         }
         copy_shape[i] = n;

@@ -200,7 +200,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 "axis cannot be greater than the number of dimensions",
             ));
         }
-        if len < 0 || at < 0 || at.checked_add(len).map_or(true, |e| e > g.shape[axis]) {
+        if len < 0 || at < 0 || at.checked_add(len).is_none_or(|e| e > g.shape[axis]) {
             return Err(Error::InvalidParam("deleted range outside the array"));
         }
         let mut new_shape = g.shape().to_vec();

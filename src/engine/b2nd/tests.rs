@@ -728,3 +728,103 @@ fn refresh_follows_another_handle() {
     assert_eq!(rd.to_vec().unwrap(), m.resized(&[20, 4]).data);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file system counting the bytes read.
+struct CountFs {
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+struct CountFile {
+    inner: Box<dyn crate::engine::frame::FrameFile>,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl crate::engine::frame::FrameFile for CountFile {
+    fn size(&mut self) -> crate::engine::error::Result<u64> {
+        self.inner.size()
+    }
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> crate::engine::error::Result<()> {
+        self.read
+            .fetch_add(buf.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_at(pos, buf)
+    }
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> crate::engine::error::Result<()> {
+        self.inner.write_at(pos, data)
+    }
+    fn truncate(&mut self, len: u64) -> crate::engine::error::Result<()> {
+        self.inner.truncate(len)
+    }
+    fn sync(&mut self) -> crate::engine::error::Result<()> {
+        self.inner.sync()
+    }
+}
+
+impl crate::engine::frame::FrameFs for CountFs {
+    fn open(
+        &self,
+        path: &std::path::Path,
+        write: bool,
+    ) -> crate::engine::error::Result<Box<dyn crate::engine::frame::FrameFile>> {
+        Ok(Box::new(CountFile {
+            inner: crate::engine::frame::StdFs.open(path, write)?,
+            read: self.read.clone(),
+        }))
+    }
+    fn create(&self, path: &std::path::Path) -> crate::engine::error::Result<Box<dyn crate::engine::frame::FrameFile>> {
+        crate::engine::frame::StdFs.create(path)
+    }
+    fn rename(&self, from: &std::path::Path, to: &std::path::Path) -> crate::engine::error::Result<()> {
+        crate::engine::frame::StdFs.rename(from, to)
+    }
+    fn remove_file(&self, path: &std::path::Path) -> crate::engine::error::Result<()> {
+        crate::engine::frame::StdFs.remove_file(path)
+    }
+    fn create_dir(&self, path: &std::path::Path) -> crate::engine::error::Result<()> {
+        crate::engine::frame::StdFs.create_dir(path)
+    }
+    fn stat(&self, path: &std::path::Path) -> Option<bool> {
+        crate::engine::frame::StdFs.stat(path)
+    }
+    fn sync_dir(&self, path: &std::path::Path) -> crate::engine::error::Result<()> {
+        crate::engine::frame::StdFs.sync_dir(path)
+    }
+}
+
+#[test]
+fn small_slices_read_only_their_blocks_from_disk() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let dir = tmpdir("lazy");
+    for contiguous in [true, false] {
+        let path = dir.join(format!("l{contiguous}.b2nd")).to_string_lossy().into_owned();
+        let mut st = storage(8, contiguous, Some(path.clone()));
+        st.cparams.clevel = 1;
+        let p = params(st, &[400, 400], &[200, 200], &[20, 20]);
+        let m = Model::new(&[400, 400], 8, 77);
+        drop(Array::from_buffer(&p, &m.data).unwrap());
+        let read = std::sync::Arc::new(AtomicU64::new(0));
+        let fs = std::sync::Arc::new(CountFs { read: read.clone() });
+        let sc = SChunk::open_with(&path, 0, fs).unwrap();
+        let mut a = Array::from_schunk(sc).unwrap();
+        read.store(0, Ordering::Relaxed);
+        let mut buf = vec![0u8; 5 * 5 * 8];
+        a.get_slice_buffer(&[203, 305], &[208, 310], &mut buf, &[5, 5]).unwrap();
+        assert_eq!(buf, m.slice(&[203, 305], &[208, 310]));
+        let got = read.load(Ordering::Relaxed);
+        // One block is 3200 bytes (incompressible data); a chunk 320000.
+        assert!(
+            got < 12_000,
+            "read {got} bytes for one block (contiguous: {contiguous})"
+        );
+        // A slice across two chunks reads two blocks' worth, not two chunks.
+        read.store(0, Ordering::Relaxed);
+        a.get_slice_buffer(&[198, 0], &[202, 2], &mut buf[..4 * 2 * 8], &[4, 2])
+            .unwrap();
+        assert_eq!(&buf[..64], &m.slice(&[198, 0], &[202, 2])[..]);
+        let got = read.load(Ordering::Relaxed);
+        assert!(
+            got < 24_000,
+            "read {got} bytes for two blocks (contiguous: {contiguous})"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -18,11 +18,11 @@
 #![forbid(unsafe_code)]
 
 mod disk;
-pub mod lock;
 pub mod edit;
 pub mod format;
 pub mod io;
 pub mod lazy;
+pub mod lock;
 pub mod offsets;
 mod open;
 mod stale;
@@ -223,9 +223,13 @@ impl Frame {
                 }
                 FrameKind::File { .. } => out = self.read_file_chunk_header(off)?,
                 FrameKind::Sparse { dir } => {
-                    let c = open::read_sparse_chunk(&*self.fs, &dir, off)?;
-                    let s = c.get(..EXTENDED_HEADER_LENGTH).ok_or(Error::ReadBuffer)?;
-                    out.copy_from_slice(s);
+                    // Only the header: slices of large chunks must not read
+                    // whole chunk files (the extent is checked by readers).
+                    let mut f = self.fs.open(&io::sframe_chunk_path(&dir, off)?, false)?;
+                    if f.size()? < EXTENDED_HEADER_LENGTH as u64 {
+                        return Err(Error::ReadBuffer);
+                    }
+                    f.read_at(0, &mut out)?;
                 }
             },
         }
