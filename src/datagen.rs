@@ -287,7 +287,7 @@ fn generate_into(spec: &DataSpec, out: &mut Vec<u8>) {
             let mut rng = SplitMix64::new(*seed);
             while out.len() - base < *size {
                 let w = WORDS[(rng.next() % WORDS.len() as u64) as usize];
-                let sep = if rng.next() % 12 == 0 { b'\n' } else { b' ' };
+                let sep = if rng.next().is_multiple_of(12) { b'\n' } else { b' ' };
                 out.extend_from_slice(w.as_bytes());
                 out.push(sep);
             }
@@ -310,7 +310,7 @@ fn generate_into(spec: &DataSpec, out: &mut Vec<u8>) {
             let density = (*density).max(1);
             out.extend((0..*size).map(|_| {
                 let r = rng.next();
-                if r % density == 0 {
+                if r.is_multiple_of(density) {
                     ((r >> 8) & 0xFF) as u8
                 } else {
                     0

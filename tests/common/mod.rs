@@ -616,7 +616,7 @@ pub fn parse_data_spec(v: &Value) -> Result<DataSpec, String> {
 
 /// Decode a hex string.
 pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd-length hex {s:?}"));
     }
     (0..s.len())

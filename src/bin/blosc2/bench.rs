@@ -152,7 +152,7 @@ struct Cell {
 }
 
 fn size_label(n: usize) -> String {
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{}M", n / MIB)
     } else {
         format!("{}K", n / KIB)

@@ -247,7 +247,7 @@ fn nan_bytes(typesize: usize) -> Result<&'static [u8]> {
 
 /// Fill `out` with `pattern` repeated (`out.len()` a multiple of it).
 fn fill_pattern(out: &mut [u8], pattern: &[u8]) -> Result<()> {
-    if pattern.is_empty() || out.len() % pattern.len() != 0 {
+    if pattern.is_empty() || !out.len().is_multiple_of(pattern.len()) {
         return Err(Error::Data("size not a multiple of the value size"));
     }
     for c in out.chunks_exact_mut(pattern.len()) {

@@ -70,7 +70,7 @@ impl Frame {
             && !h.vl_blocks()
             && !h.lazy()
             && h.nbytes > 0;
-        if !simple || len == 0 || start.checked_add(len).map_or(true, |e| e > h.nbytes as usize) {
+        if !simple || len == 0 || start.checked_add(len).is_none_or(|e| e > h.nbytes as usize) {
             return self.chunk(n);
         }
         self.check_extent(off, cbytes)?;

@@ -262,7 +262,7 @@ impl Frame {
     fn checked_chunk_len(&self, off: i64, head: &[u8]) -> Result<usize> {
         let h = chunk::read_header(head)?;
         let len = i64::from(h.cbytes);
-        if len < EXTENDED_HEADER_LENGTH as i64 || off.checked_add(len).map_or(true, |end| end > self.hdr.cbytes) {
+        if len < EXTENDED_HEADER_LENGTH as i64 || off.checked_add(len).is_none_or(|end| end > self.hdr.cbytes) {
             return Err(Error::InvalidHeader);
         }
         Ok(len as usize)

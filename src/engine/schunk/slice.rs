@@ -93,7 +93,7 @@ impl SChunk {
         let c = self.lazy_chunk_for(p.nchunk, p.start, p.len)?;
         let ts = chunk::read_header(&c)?.typesize.max(1) as usize;
         self.dctx.nchunk = p.nchunk;
-        if p.start % ts == 0 && p.len % ts == 0 {
+        if p.start.is_multiple_of(ts) && p.len.is_multiple_of(ts) {
             let got = self.dctx.getitem_bytes(&c, p.start as i64, p.len as i64, dest)?;
             if got != p.len {
                 return Err(Error::Failure("short read"));

@@ -130,7 +130,7 @@ fn sides<'l>(s: &Settings, lib: Option<&'l RefLib>) -> Result<Vec<Side<'l>>, Str
 
 /// Side order of repetition `rep`: ours first on even repetitions.
 fn order(rep: usize, n: usize) -> Vec<usize> {
-    if rep % 2 == 0 {
+    if rep.is_multiple_of(2) {
         (0..n).collect()
     } else {
         (0..n).rev().collect()

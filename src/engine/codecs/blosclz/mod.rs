@@ -332,7 +332,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             let k = anchor - lit;
             let t = copy + k;
             oc += k + t / MAX_COPY;
-            if t % MAX_COPY == 0 {
+            if t.is_multiple_of(MAX_COPY) {
                 oc -= 1;
             }
             copy = 0;

@@ -71,7 +71,7 @@ pub(crate) fn corpus(n: usize) -> Vec<(&'static str, Vec<u8>, bool)> {
     while runs.len() < n {
         let b = rng.next() as u8;
         let len = 1 + rng.below(40);
-        runs.extend(std::iter::repeat(b).take(len));
+        runs.extend(std::iter::repeat_n(b, len));
     }
     runs.truncate(n);
     let random: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
@@ -422,7 +422,7 @@ fn malformed_blocks_are_refused() {
     assert_eq!(decompress(&[0x1F, b'a', 1, 0, 255], &mut out, None), None);
     // A long run of length bytes is just a large length: refused as too big.
     let mut huge = vec![0xF0];
-    huge.extend(std::iter::repeat(255).take(100_000));
+    huge.extend(std::iter::repeat_n(255, 100_000));
     huge.push(0);
     assert_eq!(decompress(&huge, &mut out, None), None);
     // Well-formed but decoding to less than the buffer: the size tells.
@@ -469,7 +469,7 @@ fn overlapping_match_periods() {
 
 fn golden_long() -> Vec<u8> {
     let mut v: Vec<u8> = (0..40u32).map(|i| (i * 7 % 251) as u8 ^ 0x5A).collect();
-    v.extend(std::iter::repeat(0u8).take(600));
+    v.extend(std::iter::repeat_n(0u8, 600));
     v.extend((0..20u32).map(|i| (i * 13) as u8));
     v.extend_from_within(..40);
     v.extend_from_slice(b"tail-end");

@@ -124,7 +124,7 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8], chunk_version: 
     let dst = &mut dst[..len];
     if chunk_version == 2 && typesize > 0 {
         let nelems = len / typesize;
-        if nelems % 8 == 0 {
+        if nelems.is_multiple_of(8) {
             let body = nelems * typesize;
             bitunshuffle_any(typesize, &src[..body], &mut dst[..body]);
             dst[body..].copy_from_slice(&src[body..]);

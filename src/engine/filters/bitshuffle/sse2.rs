@@ -128,7 +128,7 @@ pub(crate) fn bitunshuffle_from(typesize: usize, start: usize, src: &[u8], dst: 
 /// item count of `dst`, `planes.len() >= items * typesize`.
 #[target_feature(enable = "sse2")]
 unsafe fn scatter_bits(typesize: usize, i: usize, items: usize, planes: &[u8], dst: &mut [u8]) {
-    debug_assert!(items % UNIT == 0 && planes.len() >= items * typesize);
+    debug_assert!(items.is_multiple_of(UNIT) && planes.len() >= items * typesize);
     let nb = transposed_items(typesize, dst.len()) / 8;
     let p = planes.as_ptr();
     let d = dst.as_mut_ptr();
@@ -166,7 +166,7 @@ unsafe fn scatter_bits(typesize: usize, i: usize, items: usize, planes: &[u8], d
 /// item count of `src`, `planes.len() >= items * typesize`.
 #[target_feature(enable = "sse2")]
 unsafe fn gather_bits(typesize: usize, i: usize, items: usize, src: &[u8], planes: &mut [u8]) {
-    debug_assert!(items % UNIT == 0 && planes.len() >= items * typesize);
+    debug_assert!(items.is_multiple_of(UNIT) && planes.len() >= items * typesize);
     let nb = transposed_items(typesize, src.len()) / 8;
     let s = src.as_ptr();
     let p = planes.as_mut_ptr();
