@@ -17,7 +17,9 @@ pub struct WorkerScratch {
     pub a: Vec<u8>,
     /// Filter ping-pong buffer.
     pub b: Vec<u8>,
-    /// Codec output / input staging.
+    /// Staging buffer sized by its users (block output of a parallel
+    /// compression, a partially wanted block in getitem); not touched by
+    /// [`WorkerScratch::reserve`], as those users take it out meanwhile.
     pub c: Vec<u8>,
     /// Prefilter/postfilter output staging.
     pub d: Vec<u8>,
@@ -26,15 +28,10 @@ pub struct WorkerScratch {
 }
 
 impl WorkerScratch {
-    /// Make sure every buffer holds at least `n` bytes (`d` twice that:
-    /// a prefilter/postfilter gets an output and a scratch area).
+    /// Make sure `a` and `b` hold at least `n` bytes and `d` twice that
+    /// (a prefilter/postfilter gets an output and a scratch area).
     pub fn reserve(&mut self, n: usize) {
-        for (v, want) in [
-            (&mut self.a, n),
-            (&mut self.b, n),
-            (&mut self.c, n),
-            (&mut self.d, 2 * n),
-        ] {
+        for (v, want) in [(&mut self.a, n), (&mut self.b, n), (&mut self.d, 2 * n)] {
             if v.len() < want {
                 v.resize(want, 0);
             }

@@ -92,7 +92,12 @@ pub(crate) struct Chunk<'a> {
 impl<'a> Chunk<'a> {
     /// Validate everything `initialize_context_decompression` checks.
     pub fn open(src: &'a [u8]) -> Result<Chunk<'a>> {
-        let hdr = read_header(src)?;
+        Chunk::with_header(src, read_header(src)?)
+    }
+
+    /// [`Chunk::open`] for a header already read with [`read_header`]
+    /// from `src`.
+    pub fn with_header(src: &'a [u8], hdr: ChunkHeader) -> Result<Chunk<'a>> {
         if hdr.lazy() && hdr.special_type() == 0 {
             // Lazy chunks need the frame they came from.
             return Err(Error::InvalidParam("lazy chunk without its super-chunk"));
@@ -273,6 +278,34 @@ fn copy_block(chunk: &Chunk<'_>, j: usize, out: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
+/// Bytes `start..start + out.len()` of a memcpyed or special chunk straight
+/// into `out`, without going through whole blocks. Returns false (writing
+/// nothing) when the chunk needs block decoding or the range does not line
+/// up with the chunk's repeated value.
+pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Result<bool> {
+    let pattern = match chunk.special {
+        special::ZERO => {
+            out.fill(0);
+            return Ok(true);
+        }
+        special::NAN => nan_bytes(chunk.spec.typesize)?,
+        special::VALUE => &chunk.src[EXTENDED_HEADER_LENGTH..],
+        0 if chunk.memcpyed && !chunk.hdr.vl_blocks() => {
+            let from = chunk.hdr.header_len + start;
+            let data = chunk.src.get(from..from + out.len()).ok_or(Error::ReadBuffer)?;
+            out.copy_from_slice(data);
+            return Ok(true);
+        }
+        _ => return Ok(false),
+    };
+    let p = pattern.len();
+    if p == 0 || !start.is_multiple_of(p) || !out.len().is_multiple_of(p) {
+        return Ok(false);
+    }
+    fill_pattern(out, pattern)?;
+    Ok(true)
+}
+
 /// Decode the streams of block `j` into `out` (codec output, before the
 /// filters are undone).
 fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut codecs::CodecScratch) -> Result<()> {
@@ -410,7 +443,7 @@ pub fn decompress(src: &[u8], dest: &mut [u8], pool: &mut Pool, opts: &DecodeOpt
     if hdr.nbytes as usize > dest.len() {
         return Err(Error::WriteBuffer);
     }
-    let chunk = Chunk::open(src)?;
+    let chunk = Chunk::with_header(src, hdr)?;
     decompress_chunk(&chunk, dest, pool, opts)
 }
 

@@ -122,6 +122,37 @@ fn parallel_compression_matches_serial_with_reused_contexts() {
 }
 
 #[test]
+fn getitem_of_memcpyed_and_special_chunks_matches_decompress() {
+    let src = data(300_000, 1);
+    let mut p = cp(codec::LZ4, 0, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, 1);
+    p.blocksize = 16 * 1024;
+    let memcpyed = compress_vec(&p, &src).unwrap();
+    assert_eq!(memcpyed.len(), src.len() + 32);
+    let mut chunks = vec![memcpyed];
+    for (kind, value) in [
+        (Some(SpecialKind::Zeros), None),
+        (Some(SpecialKind::Nans), None),
+        (None, Some(&[1u8, 2, 3, 4][..])),
+    ] {
+        let mut c = vec![0u8; 64];
+        let n = make_special(&p, 300_000, kind, value, &mut c).unwrap();
+        c.truncate(n);
+        chunks.push(c);
+    }
+    let mut ctx = Context::decompressor(DParams::default());
+    for ch in &chunks {
+        let all = decompress_vec(ch).unwrap();
+        for (start, n) in [(0i64, 1i64), (4095, 2), (4096, 4096), (70_000, 4999), (74_999, 1)] {
+            let mut out = vec![0xAAu8; (n * 4) as usize];
+            assert_eq!(ctx.getitem(ch, start, n, &mut out).unwrap(), out.len());
+            assert_eq!(out, &all[(start * 4) as usize..((start + n) * 4) as usize]);
+        }
+        let mut out = vec![0u8; 8];
+        assert!(ctx.getitem(ch, 74_999, 2, &mut out).is_err());
+    }
+}
+
+#[test]
 fn zeros_collapse_to_a_special_chunk() {
     let src = vec![0u8; 100_000];
     let ch = compress_vec(&CParams::default(), &src).unwrap();
