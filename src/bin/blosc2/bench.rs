@@ -497,8 +497,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     println!(
         "cpus: {} available; speeds are MB/s (1e6 bytes/s) of uncompressed data (getitem cells: calls/s);\n\
-         c/ref, d/ref: median over repetitions of the paired ratio t_ref/t_ours (ours and the reference\n\
-         run back to back, alternating which goes first); spr%: largest (max-min)/median of the timings;\n\
+         c/ref, d/ref: t_ref/t_ours from paired repetitions (both engines back to back, ours first in\n\
+         even repetitions, the reference first in odd ones; each such pair gives the geometric mean of\n\
+         its two ratios, the median over pairs is shown); spr%: largest (max-min)/median of the timings;\n\
          id: '=' when our chunks are byte-identical to the reference's; units: chunks timed/chunks in the\n\
          data set x repetitions, then the cell's wall time",
         std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -213,13 +213,22 @@ fn combine_kind(kinds: impl Iterator<Item = &'static str>) -> &'static str {
     out
 }
 
-/// Median over repetitions of t_ref / t_ours.
+/// t_ref / t_ours, from the paired repetitions: repetitions 2i and 2i+1
+/// run the two engines in opposite orders (ABBA), so whichever runs second
+/// finds the shared input in cache once each; the geometric mean of the two
+/// ratios of such a pair cancels that, and the median over pairs is kept.
 fn paired(t: &[Vec<f64>]) -> Option<f64> {
     if t.len() < 2 || t[0].is_empty() || t[0].len() != t[1].len() {
         return None;
     }
     let r: Vec<f64> = t[0].iter().zip(&t[1]).map(|(o, r)| r / o.max(1e-12)).collect();
-    Some(median(&r))
+    let pairs: Vec<f64> = r.chunks_exact(2).map(|p| (p[0] * p[1]).sqrt()).collect();
+    Some(if pairs.is_empty() { median(&r) } else { median(&pairs) })
+}
+
+/// Round a repetition count up to whole ABBA pairs.
+fn even(n: usize) -> usize {
+    n + n % 2
 }
 
 fn rel(ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Option<(Option<f64>, f64)> {
@@ -239,65 +248,42 @@ fn finish(ratio: Vec<f64>, bytes: usize, ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Ve
         .collect()
 }
 
-/// Compress `data` in chunks of `chunk` bytes and decompress them back.
-pub fn chunked(
-    data: &[u8],
+/// Buffers and engines of a chunked cell.
+struct Chunked<'l> {
+    sd: Vec<Side<'l>>,
     chunk: usize,
-    s: &Settings,
-    lib: Option<&RefLib>,
-    budget: Budget,
-) -> Result<Measured, String> {
-    let mut sd = sides(s, lib)?;
-    let ns = sd.len();
-    let total = data.len().div_ceil(chunk);
-    let stride = chunk + MAX_OVERHEAD;
-    let mut comp: Vec<Vec<u8>> = (0..ns).map(|_| touched(total * stride)).collect();
-    let mut lens: Vec<Vec<usize>> = vec![vec![0; total]; ns];
-    let mut outs: Vec<Vec<u8>> = (0..ns).map(|_| touched(data.len())).collect();
+    stride: usize,
+    /// Compressed chunks per side, `stride` bytes apart.
+    comp: Vec<Vec<u8>>,
+    lens: Vec<Vec<usize>>,
+    outs: Vec<Vec<u8>>,
+}
 
-    // Calibrate on the first chunk (twice when cheap: the first call also
-    // starts thread pools), then pick how many chunks fit the budget.
-    let first = &data[..chunk.min(data.len())];
-    let mut per_chunk = 0.0;
-    for attempt in 0..2 {
-        let t = Instant::now();
-        for k in 0..ns {
-            let n = sd[k].compress(first, &mut comp[k][..stride])?;
-            sd[k].decompress(&comp[k][..n], &mut outs[k][..first.len()])?;
-        }
-        per_chunk = t.elapsed().as_secs_f64();
-        if attempt == 0 && per_chunk > 0.05 {
-            break;
-        }
-    }
-    let per_rep = |n: usize| per_chunk * n as f64;
-    let mut nchunks = total;
-    while nchunks > 1 && per_rep(nchunks) * budget.reps as f64 > budget.seconds {
-        nchunks = nchunks.div_ceil(2).min(nchunks - 1);
-    }
-    let reps = if per_rep(nchunks) * budget.reps as f64 > budget.seconds {
-        ((budget.seconds / per_rep(nchunks)) as usize).clamp(3, budget.reps.max(3))
-    } else {
-        budget.reps
-    };
-    let src = &data[..(nchunks * chunk).min(data.len())];
-    let pieces: Vec<&[u8]> = src.chunks(chunk).collect();
+/// Timings of one repetition, per side.
+struct RepTimes {
+    c: Vec<f64>,
+    d: Vec<f64>,
+    /// memcpy of the same pieces into the same destination.
+    m: f64,
+}
 
-    let mut ct = vec![Vec::new(); ns];
-    let mut dt = vec![Vec::new(); ns];
-    let mut mt = Vec::new();
-    let mut identical = None;
-    let mut kind = "";
-    let mut ratio = vec![0.0; ns];
-    for rep in 0..reps {
+impl Chunked<'_> {
+    /// Compress `src` (its first `nchunks` chunks) on every side, then
+    /// decompress and verify, in the side order of repetition `rep`.
+    fn rep(&mut self, src: &[u8], rep: usize) -> Result<RepTimes, String> {
+        let ns = self.sd.len();
+        let (chunk, stride) = (self.chunk, self.stride);
+        let pieces: Vec<&[u8]> = src.chunks(chunk).collect();
         let ord = order(rep, ns);
+        let mut c = vec![0.0; ns];
+        let mut d = vec![0.0; ns];
         for &k in &ord {
-            let (side, buf, len) = (&mut sd[k], &mut comp[k], &mut lens[k]);
+            let (side, buf, len) = (&mut self.sd[k], &mut self.comp[k], &mut self.lens[k]);
             let t = Instant::now();
             for (i, p) in pieces.iter().enumerate() {
                 len[i] = side.compress(p, &mut buf[i * stride..(i + 1) * stride])?;
             }
-            ct[k].push(t.elapsed().as_secs_f64());
+            c[k] = t.elapsed().as_secs_f64();
         }
         let copy = |out: &mut [u8]| {
             let t = Instant::now();
@@ -307,49 +293,122 @@ pub fn chunked(
             black_box(out);
             t.elapsed().as_secs_f64()
         };
-        if rep % 2 == 0 {
-            mt.push(copy(&mut outs[0]));
+        let mut m = 0.0;
+        if rep.is_multiple_of(2) {
+            m = copy(&mut self.outs[0]);
         }
-        for out in outs.iter_mut() {
+        for out in self.outs.iter_mut() {
             poison(out, src, rep);
         }
         for &k in &ord {
-            let (side, buf, len, out) = (&mut sd[k], &comp[k], &lens[k], &mut outs[k]);
+            let (side, buf, len, out) = (&mut self.sd[k], &self.comp[k], &self.lens[k], &mut self.outs[k]);
             let t = Instant::now();
             for (i, p) in pieces.iter().enumerate() {
-                let c = &buf[i * stride..i * stride + len[i]];
-                let got = side.decompress(c, &mut out[i * chunk..i * chunk + p.len()])?;
+                let cb = &buf[i * stride..i * stride + len[i]];
+                let got = side.decompress(cb, &mut out[i * chunk..i * chunk + p.len()])?;
                 if got != p.len() {
                     return Err(format!("{}: decompressed {got} bytes, expected {}", WHO[k], p.len()));
                 }
             }
-            dt[k].push(t.elapsed().as_secs_f64());
+            d[k] = t.elapsed().as_secs_f64();
         }
-        for k in 0..ns {
-            verify(&outs[k][..src.len()], src, WHO[k])?;
+        for (out, who) in self.outs.iter().zip(WHO) {
+            verify(&out[..src.len()], src, who)?;
         }
         if rep % 2 == 1 {
-            mt.push(copy(&mut outs[0]));
+            m = copy(&mut self.outs[0]);
         }
-        if rep == 0 {
-            for k in 0..ns {
-                let cbytes: usize = lens[k][..pieces.len()].iter().sum();
-                ratio[k] = src.len() as f64 / cbytes as f64;
-            }
-            kind = combine_kind((0..pieces.len()).map(|i| chunk_kind(&comp[0][i * stride..i * stride + lens[0][i]])));
-            if ns == 2 {
-                identical = Some((0..pieces.len()).all(|i| {
-                    comp[0][i * stride..i * stride + lens[0][i]] == comp[1][i * stride..i * stride + lens[1][i]]
-                }));
-            }
+        Ok(RepTimes { c, d, m })
+    }
+}
+
+/// Compress `data` in chunks of `chunk` bytes and decompress them back.
+/// Timed repetitions cover as many chunks as fit the budget (at least
+/// one), `budget.reps` of them at least (3 for cells slower than the
+/// budget) and up to ten times that for cheap cells.
+pub fn chunked(
+    data: &[u8],
+    chunk: usize,
+    s: &Settings,
+    lib: Option<&RefLib>,
+    budget: Budget,
+) -> Result<Measured, String> {
+    let sd = sides(s, lib)?;
+    let ns = sd.len();
+    let total = data.len().div_ceil(chunk);
+    let stride = chunk + MAX_OVERHEAD;
+    let mut st = Chunked {
+        sd,
+        chunk,
+        stride,
+        comp: (0..ns).map(|_| touched(total * stride)).collect(),
+        lens: vec![vec![0; total]; ns],
+        outs: (0..ns).map(|_| touched(data.len())).collect(),
+    };
+
+    // Calibrate on the first chunk (twice when cheap: the first call also
+    // starts thread pools), then pick how many chunks fit the budget. When
+    // only one chunk fits, the calibration is the first repetition.
+    let first = &data[..chunk.min(data.len())];
+    let mut calib = st.rep(first, 0)?;
+    let cost = |t: &RepTimes| t.c.iter().chain(&t.d).sum::<f64>();
+    if cost(&calib) < 0.05 {
+        calib = st.rep(first, 0)?;
+    }
+    let per_chunk = cost(&calib);
+    let per_rep = |n: usize| per_chunk * n as f64;
+    let mut nchunks = total;
+    while nchunks > 1 && per_rep(nchunks) * budget.reps as f64 > budget.seconds {
+        nchunks = nchunks.div_ceil(2).min(nchunks - 1);
+    }
+    // Cheap cells repeat more (up to half the budget, at most 10x), as a
+    // single scheduling hiccup matters more the shorter a repetition is.
+    let fit = (budget.seconds / per_rep(nchunks).max(1e-9)) as usize;
+    let reps = even(if fit >= budget.reps {
+        (fit / 2).clamp(budget.reps, 10 * budget.reps)
+    } else {
+        fit.max(budget.reps.min(3))
+    });
+    let src = &data[..(nchunks * chunk).min(data.len())];
+    let npieces = nchunks.min(total);
+
+    let mut ct = vec![Vec::new(); ns];
+    let mut dt = vec![Vec::new(); ns];
+    let mut mt = Vec::new();
+    let mut first_rep = 0;
+    if npieces == 1 {
+        for k in 0..ns {
+            ct[k].push(calib.c[k]);
+            dt[k].push(calib.d[k]);
+        }
+        mt.push(calib.m);
+        first_rep = 1;
+    }
+    let mut ratio = vec![0.0; ns];
+    for rep in first_rep..reps {
+        let t = st.rep(src, rep)?;
+        for k in 0..ns {
+            ct[k].push(t.c[k]);
+            dt[k].push(t.d[k]);
+        }
+        if t.m > 0.0 {
+            mt.push(t.m);
         }
     }
+    // The chunks of the last repetition (the same every time).
+    let chunk_of = |k: usize, i: usize| &st.comp[k][i * stride..i * stride + st.lens[k][i]];
+    for (k, r) in ratio.iter_mut().enumerate() {
+        let cbytes: usize = st.lens[k][..npieces].iter().sum();
+        *r = src.len() as f64 / cbytes as f64;
+    }
+    let kind = combine_kind((0..npieces).map(|i| chunk_kind(chunk_of(0, i))));
+    let identical = (ns == 2).then(|| (0..npieces).all(|i| chunk_of(0, i) == chunk_of(1, i)));
     Ok(Measured {
         sides: finish(ratio, src.len(), &ct, &dt),
         rel: rel(&ct, &dt),
         kind,
         identical,
-        units: (pieces.len(), total),
+        units: (npieces, total),
         reps,
         bytes: src.len(),
         memcpy: Some(src.len() as f64 / 1e6 / median(&mt).max(1e-9)),
@@ -413,7 +472,7 @@ pub fn schunk(
     let mut ct = vec![Vec::new(); ns];
     let mut dt = vec![Vec::new(); ns];
     let mut ratio = vec![0.0; ns];
-    let mut reps = budget.reps;
+    let mut reps = even(budget.reps);
     // Repetition 0 is a warm-up that also sizes the number of repetitions.
     let mut rep = 0;
     while rep <= reps {
@@ -494,7 +553,7 @@ pub fn schunk(
         if rep == 0 {
             let t = t_rep.elapsed().as_secs_f64();
             if t * reps as f64 > budget.seconds {
-                reps = ((budget.seconds / t) as usize).clamp(3, reps.max(3));
+                reps = even(((budget.seconds / t) as usize).clamp(3, reps.max(3)));
             }
         }
         rep += 1;
@@ -535,6 +594,14 @@ pub fn getitem(
         c.truncate(n);
         comps.push(c);
     }
+    // When both engines wrote the same bytes, both read the same buffer:
+    // random single-item reads are dominated by cache and TLB misses, and
+    // two buffers can land on memory that behaves differently.
+    let identical = (ns == 2).then(|| comps[0] == comps[1]);
+    if identical == Some(true) {
+        comps.truncate(1);
+    }
+    let comp_of = |k: usize| k.min(comps.len() - 1);
     let mut rng = blosc2::datagen::SplitMix64::new(0x006E_717E);
     let idx: Vec<usize> = (0..1 << 16).map(|_| (rng.next() % nitems as u64) as usize).collect();
     let mut item = vec![0u8; ts];
@@ -551,18 +618,23 @@ pub fn getitem(
     // Calibrate (also the warm-up).
     let mut per_call = 0.0;
     for k in 0..ns {
-        per_call += run(&mut sd[k], &comps[k], 16, WHO[k])? / 16.0;
+        per_call += run(&mut sd[k], &comps[comp_of(k)], 16, WHO[k])? / 16.0;
     }
     let calls = ((budget.seconds / budget.reps as f64 / per_call.max(1e-9)) as usize).clamp(16, idx.len());
+    // Cheap cells (the call count is capped) repeat more, as in `chunked`.
+    let reps = even(
+        ((budget.seconds / 2.0 / (calls as f64 * per_call).max(1e-9)) as usize).clamp(budget.reps, 10 * budget.reps),
+    );
     let mut dt = vec![Vec::new(); ns];
-    for rep in 0..budget.reps {
+    for rep in 0..reps {
         for k in order(rep, ns) {
-            let t = run(&mut sd[k], &comps[k], calls, WHO[k])?;
+            let t = run(&mut sd[k], &comps[comp_of(k)], calls, WHO[k])?;
             dt[k].push(t);
         }
     }
-    let ratio: Vec<f64> = comps.iter().map(|c| src.len() as f64 / c.len() as f64).collect();
-    let identical = (ns == 2).then(|| comps[0] == comps[1]);
+    let ratio: Vec<f64> = (0..ns)
+        .map(|k| src.len() as f64 / comps[comp_of(k)].len() as f64)
+        .collect();
     // Express speed as calls/s: "bytes" = calls * 1e6 so that MB/s = calls/s.
     let mut sides_res = finish(ratio, calls * 1_000_000, &vec![Vec::new(); ns], &dt);
     for r in sides_res.iter_mut() {
@@ -574,7 +646,7 @@ pub fn getitem(
         kind: chunk_kind(&comps[0]),
         identical,
         units: (calls, calls),
-        reps: budget.reps,
+        reps,
         bytes: src.len(),
         memcpy: None,
     })
