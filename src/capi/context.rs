@@ -137,6 +137,48 @@ pub(crate) unsafe fn ctx_ref<'a>(ctx: *mut blosc2_context) -> Option<&'a blosc2_
     (c.magic == MAGIC).then_some(c)
 }
 
+/// The live context at `ctx` set up for `mode`: `BLOSC2_ERROR_NULL_POINTER`
+/// for NULL or a pointer that is not a context, `BLOSC2_ERROR_INVALID_PARAM`
+/// for a context of the other mode.
+///
+/// # Safety
+/// As [`ctx_ref`].
+pub(crate) unsafe fn ctx_in_mode<'a>(ctx: *mut blosc2_context, mode: Mode) -> Result<&'a blosc2_context, c_int> {
+    // SAFETY: forwarded contract.
+    let c = unsafe { ctx_ref(ctx) }.ok_or(ERR_NULL_POINTER)?;
+    if c.mode() != mode {
+        return Err(ERR_INVALID_PARAM);
+    }
+    Ok(c)
+}
+
+/// Copy `get(ctx)` into `*out`, or `empty` when `ctx` is NULL or not a
+/// context (the shared body of `blosc2_ctx_get_cparams`/`_dparams`).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context; `out` NULL or writable.
+unsafe fn copy_params<T>(
+    ctx: *mut blosc2_context,
+    out: *mut T,
+    empty: T,
+    get: impl FnOnce(&blosc2_context) -> T,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: NULL or a live handle per the contract.
+        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
+            // SAFETY: NULL or writable per the contract.
+            unsafe { put(out, empty) };
+            return ERR_NULL_POINTER;
+        };
+        if out.is_null() {
+            return ERR_NULL_POINTER;
+        }
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { put(out, get(c)) };
+        SUCCESS
+    })
+}
+
 /// Create a context for compression with `cparams` (environment variables
 /// `BLOSC_CLEVEL`, `BLOSC_SHUFFLE`, `BLOSC_DELTA`, `BLOSC_TYPESIZE`,
 /// `BLOSC_COMPRESSOR`, `BLOSC_BLOCKSIZE`, `BLOSC_NTHREADS` and
@@ -304,28 +346,16 @@ pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
 /// `ctx` must be NULL or a live context; `cparams` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparams: *mut blosc2_cparams) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
-            let empty = blosc2_cparams {
-                clevel: 0,
-                typesize: 0,
-                nthreads: 0,
-                splitmode: 0,
-                filters: [0; 6],
-                ..CPARAMS_DEFAULTS
-            };
-            // SAFETY: NULL or writable per the contract.
-            unsafe { put(cparams, empty) };
-            return ERR_NULL_POINTER;
-        };
-        if cparams.is_null() {
-            return ERR_NULL_POINTER;
-        }
-        // SAFETY: non-NULL and writable per the contract.
-        unsafe { put(cparams, c.cparams) };
-        SUCCESS
-    })
+    let empty = blosc2_cparams {
+        clevel: 0,
+        typesize: 0,
+        nthreads: 0,
+        splitmode: 0,
+        filters: [0; 6],
+        ..CPARAMS_DEFAULTS
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_params(ctx, cparams, empty, |c| c.cparams) }
 }
 
 /// Copy the decompression parameters of `ctx` into `*dparams` (zeroed when
@@ -335,25 +365,13 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparam
 /// `ctx` must be NULL or a live context; `dparams` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_ctx_get_dparams(ctx: *mut blosc2_context, dparams: *mut blosc2_dparams) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(ctx) }) else {
-            let empty = blosc2_dparams {
-                nthreads: 0,
-                typesize: 0,
-                ..DPARAMS_DEFAULTS
-            };
-            // SAFETY: NULL or writable per the contract.
-            unsafe { put(dparams, empty) };
-            return ERR_NULL_POINTER;
-        };
-        if dparams.is_null() {
-            return ERR_NULL_POINTER;
-        }
-        // SAFETY: non-NULL and writable per the contract.
-        unsafe { put(dparams, c.dparams) };
-        SUCCESS
-    })
+    let empty = blosc2_dparams {
+        nthreads: 0,
+        typesize: 0,
+        ..DPARAMS_DEFAULTS
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_params(ctx, dparams, empty, |c| c.dparams) }
 }
 
 /// Skip the blocks whose `maskout` entry is true in the next decompression
@@ -404,12 +422,10 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
+        let c = match unsafe { ctx_in_mode(context, Mode::Compress) } {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        if c.mode() != Mode::Compress {
-            return ERR_INVALID_PARAM;
-        }
         // SAFETY: buffers per the contract.
         match unsafe { compress_buffers(src, srcsize, dest, destsize) } {
             Ok((s, d)) => match c.engine() {
@@ -490,12 +506,10 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
+        let c = match unsafe { ctx_in_mode(context, Mode::Decompress) } {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        if c.mode() != Mode::Decompress {
-            return ERR_INVALID_PARAM;
-        }
         // A lazy chunk is completed from its super-chunk first (before the
         // engine is locked: the super-chunk may be using this context).
         // SAFETY: `src` readable for `srcsize` bytes per the contract.

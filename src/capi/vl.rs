@@ -9,9 +9,9 @@ use crate::engine::context::Mode;
 use super::alloc::MallocBuf;
 use super::boundary::{
     bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_HEADER, ERR_INVALID_PARAM,
-    ERR_MAX_BUFSIZE_EXCEEDED, ERR_NULL_POINTER, ERR_READ_BUFFER, SUCCESS,
+    ERR_MAX_BUFSIZE_EXCEEDED, ERR_READ_BUFFER, SUCCESS,
 };
-use super::context::{blosc2_context, ctx_ref};
+use super::context::{blosc2_context, ctx_in_mode};
 
 /// Refuse VL-block chunks that claim blocks but no bytes: the engine's
 /// block layout is empty for them (see the report on `Chunk::open`).
@@ -42,12 +42,10 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
+        let c = match unsafe { ctx_in_mode(context, Mode::Compress) } {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        if c.mode() != Mode::Compress {
-            return ERR_INVALID_PARAM;
-        }
         if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
             return ERR_INVALID_PARAM;
         }
@@ -151,12 +149,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
+        let c = match unsafe { ctx_in_mode(context, Mode::Decompress) } {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        if c.mode() != Mode::Decompress {
-            return ERR_INVALID_PARAM;
-        }
         if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
             return ERR_INVALID_PARAM;
         }
@@ -229,12 +225,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
             put(destsize, 0);
         }
         // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
+        let c = match unsafe { ctx_in_mode(context, Mode::Decompress) } {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        if c.mode() != Mode::Decompress {
-            return ERR_INVALID_PARAM;
-        }
         if dest.is_null() || destsize.is_null() {
             return ERR_INVALID_PARAM;
         }

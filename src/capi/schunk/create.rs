@@ -1,0 +1,134 @@
+//! Creation, copies and release of super-chunks.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// Creation, copies, release
+// ---------------------------------------------------------------------------
+
+/// Create a new super-chunk with `storage` (NULL pointers inside it take
+/// their defaults). A `urlpath` makes it persistent: a contiguous frame
+/// file, or a sparse frame directory when `contiguous` is false; neither
+/// may exist yet. Works without `blosc2_init`. Returns NULL for a NULL
+/// storage, parameters 3.3.5 refuses (undefined filters, tuners), a
+/// user-defined I/O backend, or a path that cannot be created.
+///
+/// # Safety
+/// `storage` must be NULL or point to a valid `blosc2_storage`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    ffi_boundary!(ptr::null_mut(), {
+        // SAFETY: valid per the contract.
+        let Some(cs) = (unsafe { read_storage(storage, None) }) else {
+            return ptr::null_mut();
+        };
+        match SChunk::new(cs.engine) {
+            Ok(sc) => {
+                let mut init = cs.init;
+                init.urlpath = sc.urlpath().map(str::to_string);
+                register(sc, init)
+            }
+            Err(_) => ptr::null_mut(),
+        }
+    })
+}
+
+/// Copy a super-chunk into a new one with `storage` (its `cparams` NULL =
+/// the source's parameters). Chunks are copied as they are when the
+/// parameters match, recompressed otherwise; metalayers and vlmetalayers
+/// are copied. Returns NULL on any failure.
+///
+/// # Safety
+/// `schunk` must be NULL or a live super-chunk; `storage` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
+    ffi_boundary!(ptr::null_mut(), {
+        let r = with_state(schunk, |st| {
+            let fallback_c = public_cparams(st);
+            let fallback = Some((st.sc.cparams(), fallback_c));
+            // SAFETY: valid per the contract.
+            let cs = unsafe { read_storage(storage, fallback) }.ok_or(ERR_INVALID_PARAM)?;
+            let new = st.sc.copy(cs.engine).map_err(ecode)?;
+            let mut init = cs.init;
+            init.urlpath = new.urlpath().map(str::to_string);
+            Ok((new, init))
+        });
+        match r {
+            Ok((new, init)) => register(new, init),
+            Err(_) => ptr::null_mut(),
+        }
+    })
+}
+
+/// The compression parameters recorded in the public struct, as
+/// `blosc2_schunk_get_cparams` reports them (threads from `cctx`).
+pub(super) fn public_cparams(st: &mut State) -> blosc2_cparams {
+    let public = st.public_ptr();
+    let p = st.public();
+    let nthreads = ctx_cparams(p.cctx).map_or(1, |c| c.nthreads);
+    blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: c_int::from(p.use_dict),
+        typesize: p.typesize,
+        nthreads,
+        blocksize: p.blocksize,
+        splitmode: c_int::from(p.splitmode),
+        schunk: public.cast(),
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        prefilter: None,
+        preparams: ptr::null_mut(),
+        tuner_params: ptr::null_mut(),
+        tuner_id: 0,
+        instr_codec: false,
+        codec_params: ptr::null_mut(),
+        filter_params: [ptr::null_mut(); 6],
+    }
+}
+
+/// The parameters of a context, `None` when it is not a live context.
+pub(super) fn ctx_cparams(ctx: *mut blosc2_context) -> Option<blosc2_cparams> {
+    // SAFETY: NULL or a context pointer taken from the public struct.
+    unsafe { ctx_ref(ctx) }?;
+    let mut cp = CPARAMS_DEFAULTS;
+    // SAFETY: a live context and a writable struct.
+    (unsafe { blosc2_ctx_get_cparams(ctx, &mut cp) } == SUCCESS).then_some(cp)
+}
+
+pub(super) fn ctx_dparams(ctx: *mut blosc2_context) -> Option<blosc2_dparams> {
+    // SAFETY: NULL or a context pointer taken from the public struct.
+    unsafe { ctx_ref(ctx) }?;
+    let mut dp = DPARAMS_DEFAULTS;
+    // SAFETY: a live context and a writable struct.
+    (unsafe { blosc2_ctx_get_dparams(ctx, &mut dp) } == SUCCESS).then_some(dp)
+}
+
+/// Release a super-chunk: its contexts, storage, metalayers, `blockshape`
+/// and, for a frame taken over with `blosc2_schunk_avoid_cframe_free(...,
+/// false)`, the caller's frame buffer. Returns 0, or a negative code for
+/// NULL or a pointer that is not a live super-chunk.
+///
+/// # Safety
+/// `schunk` must be NULL or a live super-chunk, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        if schunk.is_null() {
+            return ERR_NULL_POINTER;
+        }
+        let Some(h) = registry().remove(&(schunk as usize)) else {
+            return ERR_INVALID_PARAM;
+        };
+        let mut g = match h.lock() {
+            Ok(g) => g,
+            Err(code) => return code,
+        };
+        release(&mut g);
+        SUCCESS
+    })
+}

@@ -1,0 +1,126 @@
+//! What the handles own on the C heap: `malloc`ed copies, metalayer
+//! entries and storages, and their release.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// C heap helpers
+// ---------------------------------------------------------------------------
+
+/// A `malloc`ed copy of `value` (NULL when allocation fails).
+pub(crate) fn malloc_value<T: Copy>(value: T) -> *mut T {
+    // SAFETY: malloc has no preconditions; the result is checked.
+    let p = unsafe { libc::malloc(std::mem::size_of::<T>().max(1)) }.cast::<T>();
+    if !p.is_null() {
+        // SAFETY: `p` is a fresh allocation large and aligned enough for T
+        // (malloc aligns for every fundamental type).
+        unsafe { p.write(value) };
+    }
+    p
+}
+
+/// A `malloc`ed copy of `data` (at least one byte is allocated, so the
+/// pointer is NULL only when allocation fails).
+pub(crate) fn malloc_bytes(data: &[u8]) -> *mut u8 {
+    // SAFETY: malloc has no preconditions; the result is checked.
+    let p = unsafe { libc::malloc(data.len().max(1)) }.cast::<u8>();
+    if !p.is_null() {
+        // SAFETY: `p` holds `data.len()` bytes, disjoint from `data`.
+        unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+    }
+    p
+}
+
+/// `free()` a pointer handed out by the helpers above (NULL is fine).
+pub(super) fn cfree<T>(p: *mut T) {
+    // SAFETY: NULL or a pointer from malloc/calloc, freed once by callers.
+    unsafe { libc::free(p.cast()) };
+}
+
+/// A C error code as the `int64_t` some functions return.
+pub(super) fn code64(c: c_int) -> i64 {
+    i64::from(c)
+}
+
+/// An engine error as a C code.
+pub(super) fn ecode(e: crate::engine::error::Error) -> c_int {
+    code_of(&e)
+}
+
+/// Update `slots[..old]` to hold `want`; returns the new count.
+pub(super) fn reconcile(
+    slots: &mut [*mut blosc2_metalayer],
+    old: usize,
+    want: &[(String, Vec<u8>)],
+) -> Result<usize, c_int> {
+    let old = old.min(slots.len());
+    let new = want.len().min(slots.len());
+    for (i, slot) in slots.iter_mut().enumerate().take(old.max(new)) {
+        let keep = i < new && i < old && {
+            let m = *slot;
+            !m.is_null() && {
+                // SAFETY: a live entry we malloc'ed.
+                let e = unsafe { &*m };
+                // SAFETY: our malloc'ed NUL-terminated name (or NULL).
+                let name = unsafe { c_str(e.name) };
+                name == Some(want[i].0.as_str()) && e.content_len as usize == want[i].1.len()
+            }
+        };
+        if keep {
+            // SAFETY: checked live entry of the same length.
+            let e = unsafe { &mut **slot };
+            if !want[i].1.is_empty() && !e.content.is_null() {
+                // SAFETY: `content` holds `content_len` bytes.
+                unsafe { ptr::copy_nonoverlapping(want[i].1.as_ptr(), e.content, want[i].1.len()) };
+            }
+            continue;
+        }
+        free_metalayer(*slot);
+        *slot = ptr::null_mut();
+        if i < new {
+            *slot = new_metalayer(&want[i].0, &want[i].1).ok_or(ERR_MEMORY_ALLOC)?;
+        }
+    }
+    Ok(new)
+}
+
+fn new_metalayer(name: &str, content: &[u8]) -> Option<*mut blosc2_metalayer> {
+    let cname = malloc_cstring(name);
+    let data = malloc_bytes(content);
+    let m = malloc_value(blosc2_metalayer {
+        name: cname,
+        content: data,
+        content_len: content.len() as i32,
+    });
+    if cname.is_null() || data.is_null() || m.is_null() {
+        cfree(cname);
+        cfree(data);
+        cfree(m);
+        return None;
+    }
+    Some(m)
+}
+
+pub(super) fn free_metalayer(m: *mut blosc2_metalayer) {
+    if m.is_null() {
+        return;
+    }
+    // SAFETY: a live entry we malloc'ed, freed once.
+    let e = unsafe { &*m };
+    cfree(e.name);
+    cfree(e.content);
+    cfree(m);
+}
+
+pub(super) fn free_storage(s: *mut blosc2_storage) {
+    if s.is_null() {
+        return;
+    }
+    // SAFETY: our malloc'ed storage, freed once.
+    let st = unsafe { &*s };
+    cfree(st.urlpath);
+    cfree(st.cparams);
+    cfree(st.dparams);
+    cfree(st.io);
+    cfree(s);
+}
