@@ -253,6 +253,24 @@ unsafe fn special_chunk(
     }
 }
 
+/// A special chunk of `kind` (no repeated value) inside the FFI boundary:
+/// the shared body of `blosc2_chunk_zeros`, `_nans` and `_uninit`.
+///
+/// # Safety
+/// `dest` writable for `destsize` bytes.
+unsafe fn special_kind_chunk(
+    cparams: &blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    kind: SpecialKind,
+) -> c_int {
+    ffi_boundary!(ERR_FAILURE, {
+        // SAFETY: forwarded contract.
+        unsafe { special_chunk(cparams, nbytes, dest, destsize, Some(kind), std::ptr::null()) }
+    })
+}
+
 /// Write a chunk of `nbytes` zeros (a 32-byte header) into `dest`.
 /// Returns its size or a negative code.
 ///
@@ -266,19 +284,8 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: forwarded contract.
-        unsafe {
-            special_chunk(
-                &cparams,
-                nbytes,
-                dest,
-                destsize,
-                Some(SpecialKind::Zeros),
-                std::ptr::null(),
-            )
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe { special_kind_chunk(&cparams, nbytes, dest, destsize, SpecialKind::Zeros) }
 }
 
 /// Write a chunk of `nbytes` NaNs (typesize 4 or 8) into `dest`.
@@ -292,19 +299,8 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: forwarded contract.
-        unsafe {
-            special_chunk(
-                &cparams,
-                nbytes,
-                dest,
-                destsize,
-                Some(SpecialKind::Nans),
-                std::ptr::null(),
-            )
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe { special_kind_chunk(&cparams, nbytes, dest, destsize, SpecialKind::Nans) }
 }
 
 /// Write a chunk of `nbytes` uninitialized bytes into `dest`.
@@ -318,19 +314,8 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: forwarded contract.
-        unsafe {
-            special_chunk(
-                &cparams,
-                nbytes,
-                dest,
-                destsize,
-                Some(SpecialKind::Uninit),
-                std::ptr::null(),
-            )
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe { special_kind_chunk(&cparams, nbytes, dest, destsize, SpecialKind::Uninit) }
 }
 
 /// Write a chunk of `nbytes` made of the `cparams.typesize`-byte value at
