@@ -88,6 +88,170 @@ pub(crate) use swap_blocks;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) use transpose_bits8;
 
+/// The tiled bit shuffle drivers and their register steps, shared by the
+/// SSE2 and AVX2 kernels (the design is described in [`sse2`]). Expands to
+/// `UNIT`, `TILE_BYTES`, `tile_items`, `bitshuffle_from`,
+/// `bitunshuffle_from`, `scatter_bits` and `gather_bits` in the invoking
+/// module: `$feat` is the target feature, `$unit` the items per register
+/// step (8 per register byte), `$planes` the byte shuffle module of the
+/// same register width (for `load_planes`, `store_items`, `shuffle_planes`
+/// and `unshuffle_planes`), and the rest the intrinsics of that width. The
+/// invoking module provides `is_available()` and imports
+/// `transposed_items`, `transpose_bits8` and `swap_blocks`.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! bitshuffle_kernels {
+    (
+        feature = $feat:tt, unit = $unit:expr, planes = $planes:path,
+        vec = $vec:ty, loadu = $loadu:ident, storeu = $storeu:ident, setzero = $setzero:ident,
+        srli = $srli:ident, slli = $slli:ident, xor = $xor:ident, and = $and:ident, set1 = $set1:ident $(,)?
+    ) => {
+        use $planes::{load_planes, shuffle_planes, store_items, unshuffle_planes};
+
+        /// Items per register step: groups of 8, one register per plane.
+        const UNIT: usize = $unit;
+        /// Input bytes per tile: the byte planes of a tile stay in L1/L2, and
+        /// each bit plane receives `TILE_BYTES / typesize / 8` contiguous
+        /// bytes per tile, written eight planes at a time, which the hardware
+        /// prefetchers follow.
+        const TILE_BYTES: usize = 32 * 1024;
+
+        /// Items per tile for this item size (a multiple of [`UNIT`]), capped
+        /// at the `avail` items left (itself at least one UNIT).
+        fn tile_items(typesize: usize, avail: usize) -> usize {
+            let tile = (TILE_BYTES / typesize / UNIT).max(1) * UNIT;
+            tile.min(avail / UNIT * UNIT)
+        }
+
+        /// Bit-shuffle items from `start` (a multiple of 8) on, in tiles, as
+        /// long as a whole [`UNIT`] remains; returns the first item not done.
+        /// Does nothing when the CPU lacks the kernels' features.
+        pub(crate) fn bitshuffle_from(typesize: usize, start: usize, src: &[u8], dst: &mut [u8]) -> usize {
+            let n = transposed_items(typesize, src.len());
+            if start + UNIT > n || !is_available() || dst.len() != src.len() {
+                return start;
+            }
+            let mut scratch = Vec::new();
+            if typesize > 1 {
+                scratch.resize(tile_items(typesize, n - start) * typesize, 0);
+            }
+            let mut i = start;
+            while i + UNIT <= n {
+                let items = tile_items(typesize, n - i);
+                let planes: &[u8] = if typesize == 1 {
+                    &src[i..i + items]
+                } else {
+                    shuffle_planes(typesize, items, &src[i * typesize..], &mut scratch);
+                    &scratch[..items * typesize]
+                };
+                // SAFETY: the features are available; `i + items <= n`,
+                // `items` is a multiple of UNIT and `planes` holds
+                // `items * typesize` bytes.
+                unsafe { scatter_bits(typesize, i, items, planes, dst) };
+                i += items;
+            }
+            i
+        }
+
+        /// Inverse of [`bitshuffle_from`].
+        pub(crate) fn bitunshuffle_from(typesize: usize, start: usize, src: &[u8], dst: &mut [u8]) -> usize {
+            let n = transposed_items(typesize, src.len());
+            if start + UNIT > n || !is_available() || dst.len() != src.len() {
+                return start;
+            }
+            let mut scratch = Vec::new();
+            if typesize > 1 {
+                scratch.resize(tile_items(typesize, n - start) * typesize, 0);
+            }
+            let mut i = start;
+            while i + UNIT <= n {
+                let items = tile_items(typesize, n - i);
+                if typesize == 1 {
+                    // SAFETY: as below, with the output slice as the plane
+                    // buffer.
+                    unsafe { gather_bits(typesize, i, items, src, &mut dst[i..i + items]) };
+                } else {
+                    // SAFETY: the features are available; `i + items <= n`,
+                    // `items` is a multiple of UNIT and `scratch` holds
+                    // `items * typesize` bytes.
+                    unsafe { gather_bits(typesize, i, items, src, &mut scratch) };
+                    // Garbage spilled past the tile lands in items done later
+                    // (or in the leftover bytes, copied last).
+                    unshuffle_planes(typesize, items, &scratch, &mut dst[i * typesize..]);
+                }
+                i += items;
+            }
+            i
+        }
+
+        /// Forward step: bit planes of items `i .. i + items` from their byte
+        /// planes (`planes[j * items..]` = byte `j` of those items).
+        ///
+        /// # Safety
+        /// The target features; `items` a multiple of [`UNIT`], `i + items`
+        /// at most the transposed item count of `dst`,
+        /// `planes.len() >= items * typesize`.
+        #[target_feature(enable = $feat)]
+        unsafe fn scatter_bits(typesize: usize, i: usize, items: usize, planes: &[u8], dst: &mut [u8]) {
+            debug_assert!(items.is_multiple_of(UNIT) && planes.len() >= items * typesize);
+            let nb = transposed_items(typesize, dst.len()) / 8;
+            let p = planes.as_ptr();
+            let d = dst.as_mut_ptr();
+            for j in 0..typesize {
+                let mut u = 0;
+                while u < items {
+                    // SAFETY: reads `j * items + u .. + UNIT` of `planes`;
+                    // writes bit plane `8 * j + b` at `(i + u) / 8 ..
+                    // + UNIT / 8 <= nb`, since `i + u + UNIT <= n`.
+                    unsafe {
+                        let mut q = load_planes::<8>(p.add(j * items + u));
+                        transpose_bits8!(q, $srli, $slli, $xor, $and, $set1);
+                        let out = d.add(8 * j * nb + (i + u) / 8);
+                        for (b, v) in q.iter().enumerate().take(8) {
+                            $storeu(out.add(b * nb).cast(), *v);
+                        }
+                    }
+                    u += UNIT;
+                }
+            }
+        }
+
+        /// Inverse step: byte planes of items `i .. i + items` (into
+        /// `planes[j * items..]`) from the bit planes in `src`.
+        ///
+        /// # Safety
+        /// The target features; `items` a multiple of [`UNIT`], `i + items`
+        /// at most the transposed item count of `src`,
+        /// `planes.len() >= items * typesize`.
+        #[target_feature(enable = $feat)]
+        unsafe fn gather_bits(typesize: usize, i: usize, items: usize, src: &[u8], planes: &mut [u8]) {
+            debug_assert!(items.is_multiple_of(UNIT) && planes.len() >= items * typesize);
+            let nb = transposed_items(typesize, src.len()) / 8;
+            let s = src.as_ptr();
+            let p = planes.as_mut_ptr();
+            for j in 0..typesize {
+                let mut u = 0;
+                while u < items {
+                    // SAFETY: reads bit plane `8 * j + b` at `(i + u) / 8 ..
+                    // + UNIT / 8 <= nb`; writes `j * items + u .. + UNIT` of
+                    // `planes`.
+                    unsafe {
+                        let mut q: [$vec; 16] = [$setzero(); 16];
+                        let at = s.add(8 * j * nb + (i + u) / 8);
+                        for (b, v) in q.iter_mut().enumerate().take(8) {
+                            *v = $loadu(at.add(b * nb).cast());
+                        }
+                        transpose_bits8!(q, $srli, $slli, $xor, $and, $set1);
+                        store_items::<8>(&q, p.add(j * items + u));
+                    }
+                    u += UNIT;
+                }
+            }
+        }
+    };
+}
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) use bitshuffle_kernels;
+
 /// Bit-transpose the first `floor(nelems / 8) * 8` items of `src` into
 /// `dst` (`nelems = src.len() / typesize`); the remaining bytes are copied
 /// unchanged. `typesize` 0 is a plain copy. Writes `dst[..src.len()]`.
@@ -155,12 +319,10 @@ mod tests {
     use super::*;
     use crate::engine::filters::shuffle::test_util::*;
 
-    type Kernel = fn(usize, &[u8], &mut [u8]);
-
     /// (name, bitshuffle, format-3+ bitunshuffle) of every kernel this CPU
     /// can run.
-    fn kernels() -> Vec<(&'static str, Kernel, Kernel)> {
-        let mut k: Vec<(&'static str, Kernel, Kernel)> = vec![("generic", generic::bitshuffle, generic::bitunshuffle)];
+    fn kernels() -> Kernels {
+        let mut k: Kernels = vec![("generic", generic::bitshuffle, generic::bitunshuffle)];
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         {
             if sse2::is_available() {
@@ -220,26 +382,7 @@ mod tests {
 
     #[test]
     fn every_kernel_matches_generic_and_round_trips() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for ts in typesizes() {
-            for len in lengths(ts) {
-                let src = rng.bytes(len);
-                let mut want = vec![0; len];
-                generic::bitshuffle(ts, &src, &mut want);
-                let mut want_un = vec![0; len];
-                generic::bitunshuffle(ts, &src, &mut want_un);
-                for (name, bs, bu) in kernels() {
-                    let mut out = vec![0xa5; len];
-                    bs(ts, &src, &mut out);
-                    assert!(out == want, "{name} bitshuffle ts={ts} len={len}");
-                    let mut back = vec![0x5a; len];
-                    bu(ts, &out, &mut back);
-                    assert!(back == src, "{name} round trip ts={ts} len={len}");
-                    bu(ts, &src, &mut back);
-                    assert!(back == want_un, "{name} bitunshuffle ts={ts} len={len}");
-                }
-            }
-        }
+        check_against_generic("bitshuffle", (generic::bitshuffle, generic::bitunshuffle), &kernels());
     }
 
     /// Hashes of C-Blosc2 3.3.5 `blosc2_bitshuffle(ts, len, golden_input(len))`.
@@ -271,17 +414,7 @@ mod tests {
 
     #[test]
     fn golden_outputs_of_c_blosc2() {
-        for &(ts, len, hash) in GOLDEN {
-            let src = golden_input(len);
-            for (name, bs, bu) in kernels() {
-                let mut out = vec![0; len];
-                bs(ts, &src, &mut out);
-                assert_eq!(fnv1a(&out), hash, "{name} ts={ts} len={len}");
-                let mut back = vec![0; len];
-                bu(ts, &out, &mut back);
-                assert!(back == src, "{name} ts={ts} len={len}");
-            }
-        }
+        check_golden(GOLDEN, &kernels());
         // A small one spelled out: 24 items of 2 bytes (16 transposed, the
         // last 16 bytes copied).
         let src: Vec<u8> = (0..48u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect();

@@ -16,7 +16,8 @@ use core::arch::x86_64::*;
 
 use super::sse2::{tile_offsets, tiled_items};
 use super::{
-    chunk_register, generic, items_from_planes, plane_order8, planes_from_items, sse2, transpose16, unpack_pairs,
+    by_item_size, chunk_register, generic, items_from_planes, plane_order8, planes_from_items, sse2, transpose16,
+    unpack_pairs,
 };
 use crate::engine::cpu;
 
@@ -39,26 +40,12 @@ const RUN_BYTES: usize = 16 * 1024;
 /// AVX2 version of [`super::shuffle`] (same contract; runs the scalar code
 /// when AVX2 is missing).
 pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let dst = &mut dst[..src.len()];
-    if typesize <= 1 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let n = src.len() / typesize;
-    shuffle_planes(typesize, n, src, dst);
-    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+    super::whole_items(typesize, src, dst, |n, s, d| shuffle_planes(typesize, n, s, d));
 }
 
 /// AVX2 version of [`super::unshuffle`] (same contract).
 pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let dst = &mut dst[..src.len()];
-    if typesize <= 1 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let n = src.len() / typesize;
-    unshuffle_planes(typesize, n, src, dst);
-    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+    super::whole_items(typesize, src, dst, |n, s, d| unshuffle_planes(typesize, n, s, d));
 }
 
 /// AVX2 version of [`sse2::shuffle_planes`] (same contract).
@@ -99,19 +86,9 @@ pub(crate) fn unshuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut 
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn shuffle_items(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
     debug_assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
-    let s = src.as_ptr();
-    let d = dst.as_mut_ptr();
     // SAFETY: the caller's contract gives the features and `n * typesize`
     // bytes in both slices, which is what the kernels need.
-    unsafe {
-        match typesize {
-            2 => shuffle_pow2::<2>(start, n, s, d),
-            4 => shuffle_pow2::<4>(start, n, s, d),
-            8 => shuffle_pow2::<8>(start, n, s, d),
-            16 => shuffle_pow2::<16>(start, n, s, d),
-            _ => shuffle_tiled(typesize, start, n, src, dst),
-        }
-    }
+    unsafe { by_item_size!(shuffle_pow2, shuffle_tiled, typesize, start, n, src, dst) }
 }
 
 /// AVX2 version of [`sse2::unshuffle_items`], 32 items at a time.
@@ -121,18 +98,8 @@ pub(crate) unsafe fn shuffle_items(typesize: usize, start: usize, n: usize, src:
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unshuffle_items(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) -> usize {
     debug_assert!(typesize >= 2 && src.len() >= n * typesize && dst.len() >= n * typesize);
-    let s = src.as_ptr();
-    let d = dst.as_mut_ptr();
     // SAFETY: as in `shuffle_items`.
-    unsafe {
-        match typesize {
-            2 => unshuffle_pow2::<2>(start, n, s, d),
-            4 => unshuffle_pow2::<4>(start, n, s, d),
-            8 => unshuffle_pow2::<8>(start, n, s, d),
-            16 => unshuffle_pow2::<16>(start, n, s, d),
-            _ => unshuffle_tiled(typesize, start, n, src, dst),
-        }
-    }
+    unsafe { by_item_size!(unshuffle_pow2, unshuffle_tiled, typesize, start, n, src, dst) }
 }
 
 /// [`shuffle_items`] for items of `T` bytes (`T` in 2, 4, 8, 16).

@@ -7,26 +7,12 @@
 
 /// Scalar version of [`super::shuffle`] (same contract).
 pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let dst = &mut dst[..src.len()];
-    if typesize <= 1 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let n = src.len() / typesize;
-    shuffle_items(typesize, 0, n, src, dst);
-    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+    super::whole_items(typesize, src, dst, |n, s, d| shuffle_items(typesize, 0, n, s, d));
 }
 
 /// Scalar version of [`super::unshuffle`] (same contract).
 pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let dst = &mut dst[..src.len()];
-    if typesize <= 1 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let n = src.len() / typesize;
-    unshuffle_items(typesize, 0, n, src, dst);
-    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
+    super::whole_items(typesize, src, dst, |n, s, d| unshuffle_items(typesize, 0, n, s, d));
 }
 
 /// Items per block: a block's items stay in L1 while its planes are

@@ -204,6 +204,27 @@ macro_rules! items_from_planes {
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) use items_from_planes;
 
+/// The kernel choice of the SIMD `shuffle_items` / `unshuffle_items`:
+/// `$pow2::<T>(start, n, s, d)` for item sizes `T` in 2, 4, 8, 16 (`s`, `d`
+/// the slices' pointers), `$tiled(typesize, start, n, src, dst)` for the
+/// others. Value-only; expand it inside an `unsafe` block of a kernel whose
+/// contract meets both kernels' contracts.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! by_item_size {
+    ($pow2:ident, $tiled:ident, $typesize:expr, $start:expr, $n:expr, $src:expr, $dst:expr) => {{
+        let (s, d) = ($src.as_ptr(), $dst.as_mut_ptr());
+        match $typesize {
+            2 => $pow2::<2>($start, $n, s, d),
+            4 => $pow2::<4>($start, $n, s, d),
+            8 => $pow2::<8>($start, $n, s, d),
+            16 => $pow2::<16>($start, $n, s, d),
+            _ => $tiled($typesize, $start, $n, $src, $dst),
+        }
+    }};
+}
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) use by_item_size;
+
 /// Register holding plane `j` after [`planes_from_items`] with 8-byte items.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) const fn plane_order8(j: usize) -> usize {
@@ -220,6 +241,21 @@ pub(crate) const fn chunk_register(t: usize, c: usize) -> usize {
     } else {
         c.reverse_bits() >> (usize::BITS - m)
     }
+}
+
+/// The frame of every kernel's `shuffle` / `unshuffle`: a plain copy for
+/// `typesize` 0 or 1; otherwise `planes(n, src, dst)` on the `n` whole
+/// items, then the trailing bytes copied. Writes `dst[..src.len()]`.
+#[inline(always)]
+pub(crate) fn whole_items(typesize: usize, src: &[u8], dst: &mut [u8], planes: impl FnOnce(usize, &[u8], &mut [u8])) {
+    let dst = &mut dst[..src.len()];
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let n = src.len() / typesize;
+    planes(n, src, dst);
+    dst[n * typesize..].copy_from_slice(&src[n * typesize..]);
 }
 
 /// Transpose `src` (items of `typesize` bytes) into `dst` byte planes.
@@ -315,6 +351,54 @@ pub(crate) mod test_util {
         };
         (0..300).chain(large.iter().copied())
     }
+
+    /// A kernel entry point: `(typesize, src, dst)`.
+    pub(crate) type Kernel = fn(usize, &[u8], &mut [u8]);
+
+    /// `(name, forward, inverse)` of the kernels a filter test checks.
+    pub(crate) type Kernels = Vec<(&'static str, Kernel, Kernel)>;
+
+    /// Every kernel gives the same bytes as the `generic` pair on random
+    /// blocks of [`typesizes`] x [`lengths`], both ways, and round-trips.
+    /// `op` names the forward filter in failure messages.
+    pub(crate) fn check_against_generic(op: &str, generic: (Kernel, Kernel), kernels: &Kernels) {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for ts in typesizes() {
+            for len in lengths(ts) {
+                let src = rng.bytes(len);
+                let mut want = vec![0; len];
+                generic.0(ts, &src, &mut want);
+                let mut want_un = vec![0; len];
+                generic.1(ts, &src, &mut want_un);
+                for &(name, fwd, inv) in kernels {
+                    let mut out = vec![0xa5; len];
+                    fwd(ts, &src, &mut out);
+                    assert!(out == want, "{name} {op} ts={ts} len={len}");
+                    let mut back = vec![0x5a; len];
+                    inv(ts, &out, &mut back);
+                    assert!(back == src, "{name} round trip ts={ts} len={len}");
+                    inv(ts, &src, &mut back);
+                    assert!(back == want_un, "{name} un{op} ts={ts} len={len}");
+                }
+            }
+        }
+    }
+
+    /// Every kernel hashes to the C-Blosc2 output of `golden` (`(typesize,
+    /// len, fnv1a)` of the filtered [`golden_input`]) and round-trips.
+    pub(crate) fn check_golden(golden: &[(usize, usize, u64)], kernels: &Kernels) {
+        for &(ts, len, hash) in golden {
+            let src = golden_input(len);
+            for &(name, fwd, inv) in kernels {
+                let mut out = vec![0; len];
+                fwd(ts, &src, &mut out);
+                assert_eq!(fnv1a(&out), hash, "{name} ts={ts} len={len}");
+                let mut back = vec![0; len];
+                inv(ts, &out, &mut back);
+                assert!(back == src, "{name} ts={ts} len={len}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -322,11 +406,9 @@ mod tests {
     use super::test_util::*;
     use super::*;
 
-    type Kernel = fn(usize, &[u8], &mut [u8]);
-
     /// (name, shuffle, unshuffle) of every kernel this CPU can run.
-    fn kernels() -> Vec<(&'static str, Kernel, Kernel)> {
-        let mut k: Vec<(&'static str, Kernel, Kernel)> = vec![("generic", generic::shuffle, generic::unshuffle)];
+    fn kernels() -> Kernels {
+        let mut k: Kernels = vec![("generic", generic::shuffle, generic::unshuffle)];
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         {
             if sse2::is_available() {
@@ -369,26 +451,7 @@ mod tests {
 
     #[test]
     fn every_kernel_matches_generic_and_round_trips() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for ts in typesizes() {
-            for len in lengths(ts) {
-                let src = rng.bytes(len);
-                let mut want = vec![0; len];
-                generic::shuffle(ts, &src, &mut want);
-                let mut want_un = vec![0; len];
-                generic::unshuffle(ts, &src, &mut want_un);
-                for (name, sh, un) in kernels() {
-                    let mut out = vec![0xa5; len];
-                    sh(ts, &src, &mut out);
-                    assert!(out == want, "{name} shuffle ts={ts} len={len}");
-                    let mut back = vec![0x5a; len];
-                    un(ts, &out, &mut back);
-                    assert!(back == src, "{name} round trip ts={ts} len={len}");
-                    un(ts, &src, &mut back);
-                    assert!(back == want_un, "{name} unshuffle ts={ts} len={len}");
-                }
-            }
-        }
+        check_against_generic("shuffle", (generic::shuffle, generic::unshuffle), &kernels());
     }
 
     /// Hashes of C-Blosc2 3.3.5 `blosc2_shuffle(ts, len, golden_input(len))`
@@ -421,17 +484,7 @@ mod tests {
 
     #[test]
     fn golden_outputs_of_c_blosc2() {
-        for &(ts, len, hash) in GOLDEN {
-            let src = golden_input(len);
-            for (name, sh, un) in kernels() {
-                let mut out = vec![0; len];
-                sh(ts, &src, &mut out);
-                assert_eq!(fnv1a(&out), hash, "{name} ts={ts} len={len}");
-                let mut back = vec![0; len];
-                un(ts, &out, &mut back);
-                assert!(back == src, "{name} ts={ts} len={len}");
-            }
-        }
+        check_golden(GOLDEN, &kernels());
         // A small one spelled out: 16 items of 3 bytes.
         let src: Vec<u8> = (0..48u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect();
         let want: [u8; 48] = [
