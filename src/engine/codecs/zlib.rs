@@ -7,13 +7,13 @@ use crate::engine::error::{Error, Result};
 
 /// Compress `src` into `dst` at `clevel`; 0 when it does not fit.
 pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-    let mut dest_len = dst.len() as libz_sys::uLongf;
-    let src_len = libz_sys::uLong::try_from(src.len()).map_err(|_| Error::TwoGbLimit)?;
+    let mut dest_len = dst.len() as libz_rs_sys::uLongf;
+    let src_len = libz_rs_sys::uLong::try_from(src.len()).map_err(|_| Error::TwoGbLimit)?;
     // SAFETY: `dst` is valid for `dest_len` writable bytes and `src` for
     // `src_len` readable bytes; zlib writes at most `dest_len` bytes and
     // reports the written length through `dest_len`.
     let rc = unsafe {
-        libz_sys::compress2(
+        libz_rs_sys::compress2(
             dst.as_mut_ptr(),
             &mut dest_len,
             src.as_ptr(),
@@ -22,28 +22,27 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         )
     };
     match rc {
-        libz_sys::Z_OK => Ok(dest_len as usize),
+        libz_rs_sys::Z_OK => Ok(dest_len as usize),
         // Z_BUF_ERROR: output does not fit, i.e. not compressible enough.
-        libz_sys::Z_BUF_ERROR => Ok(0),
+        libz_rs_sys::Z_BUF_ERROR => Ok(0),
         _ => Err(Error::CodecParam),
     }
 }
 
 /// Decompress a zlib stream into `dst`; `None` when malformed.
 pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    let mut dest_len = dst.len() as libz_sys::uLongf;
-    let src_len = libz_sys::uLong::try_from(src.len()).ok()?;
+    let mut dest_len = dst.len() as libz_rs_sys::uLongf;
+    let src_len = libz_rs_sys::uLong::try_from(src.len()).ok()?;
     // SAFETY: `dst` is valid for `dest_len` writable bytes and `src` for
     // `src_len` readable bytes; `uncompress` never writes past `dest_len`
     // and never reads past `src_len`.
-    let rc = unsafe { libz_sys::uncompress(dst.as_mut_ptr(), &mut dest_len, src.as_ptr(), src_len) };
-    (rc == libz_sys::Z_OK).then_some(dest_len as usize)
+    let rc = unsafe { libz_rs_sys::uncompress(dst.as_mut_ptr(), &mut dest_len, src.as_ptr(), src_len) };
+    (rc == libz_rs_sys::Z_OK).then_some(dest_len as usize)
 }
 
 /// Version string of the linked zlib.
 pub fn version() -> String {
-    // SAFETY: zlibVersion returns a pointer to a static NUL-terminated string.
-    let p = unsafe { libz_sys::zlibVersion() };
+    let p = libz_rs_sys::zlibVersion();
     if p.is_null() {
         return String::from("unknown");
     }
@@ -56,10 +55,10 @@ pub fn version() -> String {
 /// # Safety
 /// Called by zlib only, with the sizes it needs.
 unsafe extern "C" fn zalloc(
-    _opaque: libz_sys::voidpf,
-    items: libz_sys::uInt,
-    size: libz_sys::uInt,
-) -> libz_sys::voidpf {
+    _opaque: libz_rs_sys::voidpf,
+    items: libz_rs_sys::uInt,
+    size: libz_rs_sys::uInt,
+) -> libz_rs_sys::voidpf {
     // SAFETY: calloc has no preconditions; zlib checks for NULL.
     unsafe { libc::calloc(items as usize, size as usize) }
 }
@@ -68,14 +67,14 @@ unsafe extern "C" fn zalloc(
 ///
 /// # Safety
 /// `p` must come from [`zalloc`] (zlib guarantees it).
-unsafe extern "C" fn zfree(_opaque: libz_sys::voidpf, p: libz_sys::voidpf) {
+unsafe extern "C" fn zfree(_opaque: libz_rs_sys::voidpf, p: libz_rs_sys::voidpf) {
     // SAFETY: `p` was returned by calloc in `zalloc`.
     unsafe { libc::free(p) }
 }
 
 /// A `z_stream` with no buffers attached yet.
-fn new_stream() -> libz_sys::z_stream {
-    libz_sys::z_stream {
+fn new_stream() -> libz_rs_sys::z_stream {
+    libz_rs_sys::z_stream {
         next_in: std::ptr::null_mut(),
         avail_in: 0,
         total_in: 0,
@@ -84,8 +83,8 @@ fn new_stream() -> libz_sys::z_stream {
         total_out: 0,
         msg: std::ptr::null_mut(),
         state: std::ptr::null_mut(),
-        zalloc,
-        zfree,
+        zalloc: Some(zalloc),
+        zfree: Some(zfree),
         opaque: std::ptr::null_mut(),
         data_type: 0,
         adler: 0,
@@ -114,8 +113,8 @@ fn grow(out: &mut Vec<u8>, cap: usize) -> (usize, usize) {
 /// (zlib's default) or 0..=9; -2 selects Huffman-only coding.
 pub fn deflate_raw(level: i32, parts: &[&[u8]]) -> Result<Vec<u8>> {
     let (level, strategy) = match level {
-        -2 => (libz_sys::Z_DEFAULT_COMPRESSION, libz_sys::Z_HUFFMAN_ONLY),
-        -1..=9 => (level, libz_sys::Z_DEFAULT_STRATEGY),
+        -2 => (libz_rs_sys::Z_DEFAULT_COMPRESSION, libz_rs_sys::Z_HUFFMAN_ONLY),
+        -1..=9 => (level, libz_rs_sys::Z_DEFAULT_STRATEGY),
         _ => return Err(Error::InvalidParam("deflate level must be -2..=9")),
     };
     let total: usize = parts.iter().map(|p| p.len()).sum();
@@ -124,18 +123,18 @@ pub fn deflate_raw(level: i32, parts: &[&[u8]]) -> Result<Vec<u8>> {
     // hooks; it is not moved while zlib holds state for it (it stays in
     // this frame until deflateEnd below).
     let rc = unsafe {
-        libz_sys::deflateInit2_(
+        libz_rs_sys::deflateInit2_(
             &mut strm,
             level,
-            libz_sys::Z_DEFLATED,
+            libz_rs_sys::Z_DEFLATED,
             -15,
             8,
             strategy,
-            libz_sys::zlibVersion(),
-            std::mem::size_of::<libz_sys::z_stream>() as i32,
+            libz_rs_sys::zlibVersion(),
+            std::mem::size_of::<libz_rs_sys::z_stream>() as i32,
         )
     };
-    if rc != libz_sys::Z_OK {
+    if rc != libz_rs_sys::Z_OK {
         return Err(Error::CodecParam);
     }
     let mut out: Vec<u8> = Vec::with_capacity(total / 2 + 64);
@@ -146,24 +145,24 @@ pub fn deflate_raw(level: i32, parts: &[&[u8]]) -> Result<Vec<u8>> {
         let input: &[u8] = pieces.get(i).copied().unwrap_or(&[]);
         let finish = i + 1 == n;
         strm.next_in = input.as_ptr().cast_mut();
-        strm.avail_in = input.len() as libz_sys::uInt;
+        strm.avail_in = input.len() as libz_rs_sys::uInt;
         let flush = if finish {
-            libz_sys::Z_FINISH
+            libz_rs_sys::Z_FINISH
         } else {
-            libz_sys::Z_NO_FLUSH
+            libz_rs_sys::Z_NO_FLUSH
         };
         loop {
             let (used, room) = grow(&mut out, usize::MAX);
             strm.next_out = out[used..].as_mut_ptr();
-            strm.avail_out = room as libz_sys::uInt;
+            strm.avail_out = room as libz_rs_sys::uInt;
             // SAFETY: next_in/avail_in describe `input`, which outlives the
             // call and is only read; next_out/avail_out describe the
             // zeroed tail of `out`, which zlib may write.
-            let rc = unsafe { libz_sys::deflate(&mut strm, flush) };
+            let rc = unsafe { libz_rs_sys::deflate(&mut strm, flush) };
             out.truncate(used + room - strm.avail_out as usize);
             match rc {
-                libz_sys::Z_STREAM_END => break 'outer,
-                libz_sys::Z_OK | libz_sys::Z_BUF_ERROR => {}
+                libz_rs_sys::Z_STREAM_END => break 'outer,
+                libz_rs_sys::Z_OK | libz_rs_sys::Z_BUF_ERROR => {}
                 _ => {
                     result = Err(Error::CodecParam);
                     break 'outer;
@@ -175,7 +174,7 @@ pub fn deflate_raw(level: i32, parts: &[&[u8]]) -> Result<Vec<u8>> {
         }
     }
     // SAFETY: the stream was initialised by deflateInit2_ above.
-    unsafe { libz_sys::deflateEnd(&mut strm) };
+    unsafe { libz_rs_sys::deflateEnd(&mut strm) };
     result.map(|()| out)
 }
 
@@ -187,14 +186,14 @@ pub fn inflate_raw(parts: &[&[u8]], limit: usize) -> std::result::Result<Vec<u8>
     let mut strm = new_stream();
     // SAFETY: as in `deflate_raw`: initialised, not moved until inflateEnd.
     let rc = unsafe {
-        libz_sys::inflateInit2_(
+        libz_rs_sys::inflateInit2_(
             &mut strm,
             -15,
-            libz_sys::zlibVersion(),
-            std::mem::size_of::<libz_sys::z_stream>() as i32,
+            libz_rs_sys::zlibVersion(),
+            std::mem::size_of::<libz_rs_sys::z_stream>() as i32,
         )
     };
-    if rc != libz_sys::Z_OK {
+    if rc != libz_rs_sys::Z_OK {
         return Err("inflateInit2 failed");
     }
     let total: usize = parts.iter().map(|p| p.len()).sum();
@@ -204,7 +203,7 @@ pub fn inflate_raw(parts: &[&[u8]], limit: usize) -> std::result::Result<Vec<u8>
     let result = loop {
         if strm.avail_in == 0 && next < pieces.len() {
             strm.next_in = pieces[next].as_ptr().cast_mut();
-            strm.avail_in = pieces[next].len() as libz_sys::uInt;
+            strm.avail_in = pieces[next].len() as libz_rs_sys::uInt;
             next += 1;
         }
         // One byte past the limit tells "more than the limit" apart.
@@ -213,25 +212,27 @@ pub fn inflate_raw(parts: &[&[u8]], limit: usize) -> std::result::Result<Vec<u8>
             break Err("deflate stream decodes to more than the limit");
         }
         strm.next_out = out[used..].as_mut_ptr();
-        strm.avail_out = room as libz_sys::uInt;
+        strm.avail_out = room as libz_rs_sys::uInt;
         // SAFETY: next_in/avail_in describe a piece of `parts` (read only,
         // alive) or nothing; next_out/avail_out describe the zeroed tail
         // of `out`.
-        let rc = unsafe { libz_sys::inflate(&mut strm, libz_sys::Z_NO_FLUSH) };
+        let rc = unsafe { libz_rs_sys::inflate(&mut strm, libz_rs_sys::Z_NO_FLUSH) };
         out.truncate(used + room - strm.avail_out as usize);
         match rc {
-            libz_sys::Z_STREAM_END if out.len() > limit => break Err("deflate stream decodes to more than the limit"),
-            libz_sys::Z_STREAM_END => break Ok(()),
-            libz_sys::Z_OK => {}
-            libz_sys::Z_BUF_ERROR if strm.avail_in == 0 && next >= pieces.len() => {
+            libz_rs_sys::Z_STREAM_END if out.len() > limit => {
+                break Err("deflate stream decodes to more than the limit")
+            }
+            libz_rs_sys::Z_STREAM_END => break Ok(()),
+            libz_rs_sys::Z_OK => {}
+            libz_rs_sys::Z_BUF_ERROR if strm.avail_in == 0 && next >= pieces.len() => {
                 break Err("unexpected EOF in deflate stream")
             }
-            libz_sys::Z_BUF_ERROR => {}
+            libz_rs_sys::Z_BUF_ERROR => {}
             _ => break Err("invalid deflate stream"),
         }
     };
     // SAFETY: the stream was initialised by inflateInit2_ above.
-    unsafe { libz_sys::inflateEnd(&mut strm) };
+    unsafe { libz_rs_sys::inflateEnd(&mut strm) };
     result.map(|()| out)
 }
 
