@@ -50,7 +50,7 @@ const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--
   --filter TERMS   run only cells whose id has one of the comma-separated
                    components (repeat for AND), e.g. --filter lz4,zstd --filter t2
   --cell-seconds S time budget of one cell; slow cells time fewer chunks
-                   (default 1.0; 0.25 with --quick)
+                   (default 0.7; 0.25 with --quick)
   --list           print the cell ids and exit
 
 cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage]";
@@ -116,7 +116,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         o.reps = if o.quick { 3 } else { 5 };
     }
     if o.cell_seconds == 0.0 {
-        o.cell_seconds = if o.quick { 0.25 } else { 1.0 };
+        o.cell_seconds = if o.quick { 0.25 } else { 0.7 };
     }
     Ok(o)
 }

@@ -324,8 +324,9 @@ impl Chunked<'_> {
 
 /// Compress `data` in chunks of `chunk` bytes and decompress them back.
 /// Timed repetitions cover as many chunks as fit the budget (at least
-/// one), `budget.reps` of them at least (3 for cells slower than the
-/// budget) and up to ten times that for cheap cells.
+/// one), `budget.reps` of them at least (fewer, down to one ABBA pair,
+/// for cells slower than the budget) and up to ten times that for cheap
+/// cells.
 pub fn chunked(
     data: &[u8],
     chunk: usize,
@@ -364,8 +365,12 @@ pub fn chunked(
     // Cheap cells repeat more (up to half the budget, at most 10x), as a
     // single scheduling hiccup matters more the shorter a repetition is.
     let fit = (budget.seconds / per_rep(nchunks).max(1e-9)) as usize;
+    // A cell slower than the budget even on one chunk gets one ABBA pair
+    // (its calibration plus one): repetitions of seconds vary little.
     let reps = even(if fit >= budget.reps {
         (fit / 2).clamp(budget.reps, 10 * budget.reps)
+    } else if fit == 0 {
+        2
     } else {
         fit.max(budget.reps.min(3))
     });
@@ -553,7 +558,7 @@ pub fn schunk(
         if rep == 0 {
             let t = t_rep.elapsed().as_secs_f64();
             if t * reps as f64 > budget.seconds {
-                reps = even(((budget.seconds / t) as usize).clamp(3, reps.max(3)));
+                reps = even(((budget.seconds / t) as usize).clamp(1, reps.max(1)));
             }
         }
         rep += 1;
