@@ -122,14 +122,6 @@ impl Context {
         chunk::decompress(src, dest, &mut self.pool, &opts)
     }
 
-    fn decode_opts(&self) -> DecodeOptions<'_> {
-        DecodeOptions {
-            postfilter: self.dparams.postfilter.as_ref(),
-            maskout: None,
-            nchunk: self.nchunk,
-        }
-    }
-
     /// Items `start..start+nitems` of a chunk into `dest`.
     pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dest: &mut [u8]) -> Result<usize> {
         let post = self.dparams.postfilter.clone();
@@ -174,7 +166,6 @@ impl Context {
         if self.mode != Mode::Decompress {
             return Err(Error::InvalidParam("context is not for decompression"));
         }
-        let _ = self.decode_opts();
         chunk::vldecompress_block(src, nblock, self.pool.serial_scratch(), alloc)
     }
 }
