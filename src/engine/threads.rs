@@ -28,13 +28,23 @@ pub struct WorkerScratch {
 }
 
 impl WorkerScratch {
-    /// Make sure `a` and `b` hold at least `n` bytes and `d` twice that
-    /// (a prefilter/postfilter gets an output and a scratch area).
+    /// Make sure the filter ping-pong buffers `a` and `b` hold at least
+    /// `n` bytes. Callers reserve only what they will use: growing writes
+    /// every new byte, and a context used once (`compress_vec`) would
+    /// otherwise fault in several blocks' worth of pages per call.
     pub fn reserve(&mut self, n: usize) {
-        for (v, want) in [(&mut self.a, n), (&mut self.b, n), (&mut self.d, 2 * n)] {
-            if v.len() < want {
-                v.resize(want, 0);
+        for v in [&mut self.a, &mut self.b] {
+            if v.len() < n {
+                v.resize(n, 0);
             }
+        }
+    }
+
+    /// Make sure the prefilter/postfilter staging buffer `d` holds `2 * n`
+    /// bytes (an output and a scratch area of `n` bytes each).
+    pub fn reserve_staging(&mut self, n: usize) {
+        if self.d.len() < 2 * n {
+            self.d.resize(2 * n, 0);
         }
     }
 }

@@ -54,6 +54,18 @@ impl Plan<'_> {
         }
     }
 
+    /// Size the worker scratch `filter_block` will use: the filter
+    /// ping-pong buffers when a filter runs, the staging buffer when a
+    /// prefilter does.
+    fn reserve(&self, ws: &mut WorkerScratch) {
+        if self.spec.any_forward() {
+            ws.reserve(self.blocksize);
+        }
+        if self.cp.prefilter.is_some() {
+            ws.reserve_staging(self.blocksize);
+        }
+    }
+
     /// Total number of streams over the chunk (for the zero-run collapse).
     fn total_streams(&self) -> usize {
         (0..self.nblocks).map(|j| self.nstreams(j, self.block_range(j).1)).sum()
@@ -226,7 +238,7 @@ fn store_memcpyed(
         None => body.copy_from_slice(plan.src),
         Some(pf) => {
             let ws = pool.serial_scratch();
-            ws.reserve(plan.blocksize);
+            ws.reserve_staging(plan.blocksize);
             for (j, out) in body.chunks_mut(plan.blocksize.max(1)).enumerate() {
                 let (start, len) = plan.block_range(j);
                 let mut args = PrefilterArgs {
@@ -305,12 +317,11 @@ fn encode_blocks(
     }
     let data_start = pos;
     let dict = dict.map(|bytes| Dict { bytes });
-    let bs = plan.blocksize;
     let workers = pool.nthreads().min(nblocks);
     if workers <= 1 {
         // Serial: encode straight into `dest`.
         let ws = pool.serial_scratch();
-        ws.reserve(bs);
+        plan.reserve(ws);
         for j in 0..nblocks {
             let start_of_block = pos;
             let Some(n) = encode_block(plan, j, &mut dest[pos..], ws, dict.as_ref())? else {
@@ -340,7 +351,7 @@ fn encode_blocks(
             if giveup.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            ws.reserve(bs);
+            plan.reserve(ws);
             let mut buf = std::mem::take(&mut ws.c);
             let bound = block_bound(plan.block_range(j).1, plan.typesize);
             if buf.len() < bound {
@@ -566,7 +577,7 @@ fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], p
     let mut samples = Vec::with_capacity(need);
     {
         let ws = pool.serial_scratch();
-        ws.reserve(plan.blocksize);
+        plan.reserve(ws);
         for j in 0..plan.nblocks {
             if samples.len() >= need {
                 break;

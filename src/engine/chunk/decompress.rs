@@ -379,22 +379,27 @@ pub(crate) fn decode_block(
     ws: &mut WorkerScratch,
 ) -> Result<()> {
     let bsize = out.len();
-    ws.reserve(bsize);
-    let WorkerScratch { a, b, d, codec, .. } = ws;
     let post = opts.postfilter;
+    let backward = chunk.spec.any_backward();
+    let direct = chunk.special != 0 || chunk.memcpyed || !backward;
+    if direct && post.is_none() {
+        // Straight into `out`: no scratch needed (nor grown).
+        if chunk.special != 0 || chunk.memcpyed {
+            return copy_block(chunk, j, out);
+        }
+        return decode_streams(chunk, j, out, &mut ws.codec);
+    }
+    ws.reserve(bsize);
+    if post.is_some() {
+        ws.reserve_staging(bsize);
+    }
+    let WorkerScratch { a, b, d, codec, .. } = ws;
     if chunk.special != 0 || chunk.memcpyed {
-        match post {
-            None => copy_block(chunk, j, out)?,
-            Some(pf) => {
-                copy_block(chunk, j, &mut a[..bsize])?;
-                run_postfilter(pf, chunk, j, &a[..bsize], out, d, opts.nchunk)?;
-            }
+        if let Some(pf) = post {
+            copy_block(chunk, j, &mut a[..bsize])?;
+            run_postfilter(pf, chunk, j, &a[..bsize], out, d, opts.nchunk)?;
         }
         return Ok(());
-    }
-    let backward = chunk.spec.any_backward();
-    if !backward && post.is_none() {
-        return decode_streams(chunk, j, out, codec);
     }
     decode_streams(chunk, j, &mut a[..bsize], codec)?;
     let dref = if j == 0 || chunk.hdr.vl_blocks() { None } else { block0 };
