@@ -9,9 +9,23 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    // C programs link against libblosc2.so.9, as with C-Blosc2 3.x.
+    // C programs link against libblosc2.so.9, as with C-Blosc2 3.x; the
+    // older ABIs (Cargo features) keep their own SONAMEs.
+    let abi_v2 = std::env::var_os("CARGO_FEATURE_ABI_V2").is_some();
+    let abi_blosc1 = std::env::var_os("CARGO_FEATURE_ABI_BLOSC1").is_some();
+    assert!(
+        !(abi_v2 && abi_blosc1),
+        "features abi-v2 and abi-blosc1 select different libraries: build them one at a time"
+    );
+    let soname = if abi_v2 {
+        "libblosc2.so.7"
+    } else if abi_blosc1 {
+        "libblosc.so.1"
+    } else {
+        "libblosc2.so.9"
+    };
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     }
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
@@ -26,7 +40,7 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let header = generate_header(&root);
     fs::write(out.join("blosc2.h"), &header).expect("write $OUT_DIR/blosc2.h");
-    if std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") {
+    if std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") && !abi_v2 && !abi_blosc1 {
         let dest = root.join("include").join("blosc2.h");
         let old = fs::read_to_string(&dest).unwrap_or_default();
         if old != header {
