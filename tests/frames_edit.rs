@@ -499,3 +499,36 @@ fn rename_and_remove() {
     assert!(!b.exists());
     blosc2::engine::schunk::remove_urlpath(b.to_str().unwrap()).unwrap();
 }
+
+#[test]
+fn masked_chunk_decompression() {
+    let dir = scratch("masked");
+    for (name, st) in storages(&dir, 4) {
+        let mut cp = st.cparams.clone();
+        cp.blocksize = 4096;
+        let mut s = SChunk::new(Storage { cparams: cp, ..st }).unwrap();
+        let data = buf(3, 40000);
+        s.append_buffer(&data).unwrap();
+        // 40000 bytes in 4096-byte blocks: 10 blocks; decode blocks 1 and 9 only.
+        let mut mask = vec![true; 10];
+        mask[1] = false;
+        mask[9] = false;
+        let mut out = vec![0xEEu8; 40000];
+        assert_eq!(s.decompress_chunk_masked(0, &mut out, mask).unwrap(), 40000, "{name}");
+        assert_eq!(out[4096..8192], data[4096..8192], "{name}: block 1");
+        assert_eq!(out[36864..], data[36864..], "{name}: block 9");
+        assert!(out[..4096].iter().all(|&b| b == 0xEE), "{name}: block 0 left alone");
+        // A mask of the wrong length decodes the whole chunk, and masks
+        // do not outlive their call.
+        let mut out = vec![0u8; 40000];
+        s.decompress_chunk_masked(0, &mut out, vec![true; 3]).unwrap();
+        assert_eq!(out, data, "{name}: wrong-length mask");
+        let mut out = vec![0u8; 40000];
+        s.decompress_chunk(0, &mut out).unwrap();
+        assert_eq!(out, data, "{name}: after a mask");
+        assert!(
+            s.decompress_chunk_masked(1, &mut out, vec![false; 10]).is_err(),
+            "{name}"
+        );
+    }
+}

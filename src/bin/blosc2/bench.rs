@@ -10,7 +10,9 @@
 //! - `clevel0`: clevel 0 (memcpyed chunks), against memcpy bandwidth;
 //! - `schunk`:  256 chunks appended to a super-chunk and read back, in
 //!   memory (chunks or a contiguous frame) and in a frame file;
-//! - `getitem`: one item at random positions of a 4 MiB chunk.
+//! - `getitem`: one item at random positions of a 4 MiB chunk;
+//! - `b2nd`:    a 3-D float64 array built from a buffer, and a box or a
+//!   plane sliced out of it (speed in MB/s of the slice).
 //!
 //! Every round trip is verified. Output: one line per cell (ratio of
 //! compression ratios, of compression speeds and of decompression speeds,
@@ -21,6 +23,7 @@
 
 mod data;
 mod measure;
+mod ndslice;
 mod reference;
 
 use std::fmt::Write as _;
@@ -33,6 +36,7 @@ use blosc2::engine::constants::{codec, filter};
 
 use data::Dataset;
 use measure::{Budget, Measured, Where};
+use ndslice::SliceKind;
 use reference::{RefLib, Settings};
 
 const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N]
@@ -53,7 +57,7 @@ const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--
                    (default 0.7; 0.25 with --quick)
   --list           print the cell ids and exit
 
-cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage]";
+cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage|slice]";
 
 struct Options {
     vs_reference: bool,
@@ -139,6 +143,7 @@ enum What {
     Chunked { chunk: usize, limit: usize },
     SChunk { wh: Where, nchunks: usize },
     GetItem { chunk: usize },
+    NdSlice { kind: SliceKind },
 }
 
 struct Cell {
@@ -175,6 +180,7 @@ fn cell(
     let extra = match what {
         What::Chunked { chunk, .. } if group != "chunk" => format!("/{}", size_label(chunk)),
         What::SChunk { wh, .. } => format!("/{}", wh.name()),
+        What::NdSlice { kind } => format!("/{}", kind.name()),
         _ => String::new(),
     };
     let id = format!(
@@ -285,6 +291,20 @@ fn matrix(dsets: &[Dataset], quick: bool) -> Vec<Cell> {
         for c in CODECS {
             for &f in gi_filters {
                 v.push(cell("getitem", d, dsets, c, f, 5, 1, What::GetItem { chunk: 4 * MIB }));
+            }
+        }
+    }
+    // A 3-D array slice.
+    let nd = ds_index(dsets, "f64-smooth");
+    let nd_codecs: &[u8] = if quick {
+        &[codec::LZ4]
+    } else {
+        &[codec::BLOSCLZ, codec::LZ4, codec::ZSTD]
+    };
+    for &c in nd_codecs {
+        for &t in sc_threads {
+            for kind in [SliceKind::Box, SliceKind::Plane] {
+                v.push(cell("b2nd", nd, dsets, c, 1, 5, t, What::NdSlice { kind }));
             }
         }
     }
@@ -419,6 +439,7 @@ fn csv_row(r: &Row) -> String {
         What::Chunked { chunk, .. } => size_label(chunk),
         What::SChunk { wh, .. } => wh.name().to_string(),
         What::GetItem { chunk } => size_label(chunk),
+        What::NdSlice { kind } => kind.name().to_string(),
     };
     let o = &r.m.sides[0];
     let f = r.m.sides.get(1);
@@ -550,6 +571,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             What::SChunk { wh, nchunks } => measure::schunk(d, nchunks, &c.s, wh, lib.as_ref(), budget, &tmpdir),
             What::GetItem { chunk } => measure::getitem(d, chunk, &c.s, lib.as_ref(), budget),
+            What::NdSlice { kind } => ndslice::slice(d, &c.s, kind, lib.as_ref(), budget),
         };
         let m = match res {
             Ok(m) => m,
@@ -604,7 +626,7 @@ fn summary(rows: &[Row], dsets: &[Dataset], memcpy: &[f64]) -> String {
         "geometric mean ours/reference: compression speed {gc:.3} ({nc} cells), decompression speed {gd:.3} ({nd} cells), compression ratio {gr:.4}"
     );
     // Breakdowns.
-    let groups = ["chunk", "small", "clevel0", "schunk", "getitem"];
+    let groups = ["chunk", "small", "clevel0", "schunk", "getitem", "b2nd"];
     let _ = writeln!(w, "\nby group:                  c/ref   d/ref  ratio   cells");
     for g in groups {
         breakdown_line(w, g, with_ref.iter().copied().filter(|r| r.cell.group == g));

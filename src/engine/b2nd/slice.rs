@@ -221,13 +221,39 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         }
         let block_len = self.geom.block_nbytes(self.typesize())?;
         let nblocks = self.geom.nblocks();
-        let frac = if self.schunk().on_disk() { 4 } else { 16 };
+        // On disk, reading only the blocks needed pays off when they are
+        // a small part of the chunk.
+        let frac = 4;
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
+        let on_disk = self.schunk().on_disk();
         let mut block_buf = Vec::new();
+        let mut chunk_buf = Vec::new();
         self.parts(&r, |a, p| {
             let needed = p.nblocks(nd);
-            if needed * frac <= nblocks {
+            if !on_disk {
+                // Decode the blocks needed straight from the chunk, with
+                // the context's threads, into one reused buffer.
+                let mut skip = vec![needed < nblocks; nblocks as usize];
+                if needed < nblocks {
+                    a.blocks_of(&p, &r, |nb, _, _, _| {
+                        skip[nb as usize] = false;
+                        Ok(())
+                    })?;
+                }
+                chunk_buf.resize(chunk_len, 0);
+                let sc = a.sc.borrow_mut();
+                if sc.chunk_nbytes(p.nchunk)? as usize != chunk_len
+                    || sc.decompress_chunk_masked(p.nchunk, &mut chunk_buf, skip)? != chunk_len
+                {
+                    return Err(Error::Data("chunk size differs from the array's"));
+                }
+                a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
+                    let off = nb as usize * block_len;
+                    let src = &chunk_buf[off..off + block_len];
+                    copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
+                })
+            } else if needed * frac <= nblocks {
                 // Decode only the blocks needed (from disk, only they are read).
                 let mut ranges = Vec::with_capacity(needed as usize);
                 a.blocks_of(&p, &r, |nb, _, _, _| {

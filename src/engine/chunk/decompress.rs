@@ -512,11 +512,14 @@ pub(crate) fn decompress_chunk(
             decode_block(chunk, i + 1, out, Some(block0), opts, ws)
         })?;
     } else {
-        let blocks = std::iter::once(first).chain(rest.chunks_mut(bs)).enumerate();
-        pool.run(chunk.nblocks, blocks, |(j, out), ws| {
-            if masked(j) {
-                return Ok(());
-            }
+        // Masked-out blocks never reach the workers, so that a few blocks
+        // left (a b2nd slice) do not wake more threads than they need.
+        let wanted = (0..chunk.nblocks).filter(|&j| !masked(j)).count();
+        let blocks = std::iter::once(first)
+            .chain(rest.chunks_mut(bs))
+            .enumerate()
+            .filter(|(j, _)| !masked(*j));
+        pool.run(wanted, blocks, |(j, out), ws| {
             decode_block(chunk, j, out, None, opts, ws)
         })?;
     }

@@ -351,6 +351,33 @@ impl SChunk {
         Ok(got)
     }
 
+    /// Decompress chunk `n` into `dest`, skipping the blocks whose
+    /// `maskout` entry is true (their bytes in `dest` are left as they
+    /// were), as `blosc2_set_maskout` before a decompression does. A chunk
+    /// whose block count differs from the mask's (one written with other
+    /// block sizes, say) is decompressed whole.
+    pub fn decompress_chunk_masked(&mut self, n: i64, dest: &mut [u8], maskout: Vec<bool>) -> Result<usize> {
+        self.check_index(n, false)?;
+        let c = match &mut self.backend {
+            Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
+            Backend::Frame(f) => f.chunk(n)?,
+        };
+        let (nbytes, _, blocksize) = chunk::cbuffer_sizes(&c)?;
+        let nblocks = if blocksize > 0 {
+            (i64::from(nbytes) + i64::from(blocksize) - 1) / i64::from(blocksize)
+        } else {
+            -1
+        };
+        drop(c);
+        if nblocks == maskout.len() as i64 {
+            self.dctx.set_maskout(maskout);
+        }
+        let got = self.decompress_chunk(n, dest);
+        // The mask is for this call only, even when it failed early.
+        self.dctx.clear_maskout();
+        got
+    }
+
     /// Decompress chunk `n` into a new vector.
     pub fn decompress_chunk_vec(&mut self, n: i64) -> Result<Vec<u8>> {
         let nbytes = self.chunk_nbytes(n)?;

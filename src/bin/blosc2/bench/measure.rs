@@ -129,7 +129,7 @@ fn sides<'l>(s: &Settings, lib: Option<&'l RefLib>) -> Result<Vec<Side<'l>>, Str
 }
 
 /// Side order of repetition `rep`: ours first on even repetitions.
-fn order(rep: usize, n: usize) -> Vec<usize> {
+pub(super) fn order(rep: usize, n: usize) -> Vec<usize> {
     if rep.is_multiple_of(2) {
         (0..n).collect()
     } else {
@@ -162,7 +162,7 @@ fn spread(v: &[f64]) -> f64 {
 }
 
 /// Touch every page so that timing does not include first-use faults.
-fn touched(n: usize) -> Vec<u8> {
+pub(super) fn touched(n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
     v.fill(0x5A);
     v
@@ -177,7 +177,7 @@ fn poison(out: &mut [u8], src: &[u8], rep: usize) {
     }
 }
 
-fn verify(out: &[u8], src: &[u8], who: &str) -> Result<(), String> {
+pub(super) fn verify(out: &[u8], src: &[u8], who: &str) -> Result<(), String> {
     if out != src {
         let at = out.iter().zip(src).position(|(a, b)| a != b).unwrap_or(0);
         return Err(format!("{who}: round trip differs from the input at byte {at}"));
@@ -185,7 +185,7 @@ fn verify(out: &[u8], src: &[u8], who: &str) -> Result<(), String> {
     Ok(())
 }
 
-const WHO: [&str; 2] = ["ours", "reference"];
+pub(super) const WHO: [&str; 2] = ["ours", "reference"];
 
 /// The kind of a chunk from its header.
 fn chunk_kind(c: &[u8]) -> &'static str {
@@ -227,15 +227,15 @@ fn paired(t: &[Vec<f64>]) -> Option<f64> {
 }
 
 /// Round a repetition count up to whole ABBA pairs.
-fn even(n: usize) -> usize {
+pub(super) fn even(n: usize) -> usize {
     n + n % 2
 }
 
-fn rel(ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Option<(Option<f64>, f64)> {
+pub(super) fn rel(ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Option<(Option<f64>, f64)> {
     Some((paired(ct), paired(dt)?))
 }
 
-fn finish(ratio: Vec<f64>, bytes: usize, ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Vec<SideResult> {
+pub(super) fn finish(ratio: Vec<f64>, bytes: usize, ct: &[Vec<f64>], dt: &[Vec<f64>]) -> Vec<SideResult> {
     let mb = bytes as f64 / 1e6;
     (0..ratio.len())
         .map(|s| SideResult {

@@ -14,7 +14,7 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 
 use blosc2::capi::types::{blosc2_cparams, blosc2_dparams};
-use blosc2::capi::types_schunk::{blosc2_schunk, blosc2_storage};
+use blosc2::capi::types_schunk::{b2nd_array_t, blosc2_metalayer, blosc2_schunk, blosc2_storage};
 
 /// Compression settings of one benchmark cell, as both engines take them.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +46,27 @@ struct Api {
     schunk_append_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *const c_void, i32) -> i64,
     schunk_decompress_chunk: unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut c_void, i32) -> c_int,
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
+    b2nd_create_ctx: B2ndCreateCtx,
+    b2nd_free_ctx: unsafe extern "C" fn(*mut c_void) -> c_int,
+    b2nd_from_cbuffer: unsafe extern "C" fn(*mut c_void, *mut *mut b2nd_array_t, *const c_void, i64) -> c_int,
+    b2nd_get_slice_cbuffer:
+        unsafe extern "C" fn(*const b2nd_array_t, *const i64, *const i64, *mut c_void, *const i64, i64) -> c_int,
+    b2nd_free: unsafe extern "C" fn(*mut b2nd_array_t) -> c_int,
 }
+
+/// `b2nd_create_ctx(storage, ndim, shape, chunkshape, blockshape, dtype,
+/// dtype_format, metalayers, nmetalayers)`.
+type B2ndCreateCtx = unsafe extern "C" fn(
+    *const blosc2_storage,
+    i8,
+    *const i64,
+    *const i32,
+    *const i32,
+    *const c_char,
+    i8,
+    *const blosc2_metalayer,
+    i32,
+) -> *mut c_void;
 
 /// The loaded reference library. It is never unloaded: its worker threads
 /// and static state live until the process exits.
@@ -148,6 +168,11 @@ impl RefLib {
                 schunk_append_buffer: sym(handle, "blosc2_schunk_append_buffer")?,
                 schunk_decompress_chunk: sym(handle, "blosc2_schunk_decompress_chunk")?,
                 error_string: sym(handle, "blosc2_error_string")?,
+                b2nd_create_ctx: sym(handle, "b2nd_create_ctx")?,
+                b2nd_free_ctx: sym(handle, "b2nd_free_ctx")?,
+                b2nd_from_cbuffer: sym(handle, "b2nd_from_cbuffer")?,
+                b2nd_get_slice_cbuffer: sym(handle, "b2nd_get_slice_cbuffer")?,
+                b2nd_free: sym(handle, "b2nd_free")?,
             }
         };
         // SAFETY: blosc2_init takes no arguments and may be called once
@@ -251,6 +276,109 @@ impl RefLib {
             return Err("reference blosc2_schunk_new failed".into());
         }
         Ok(RefSChunk { lib: self, sc })
+    }
+
+    /// A new in-memory b2nd array holding `buffer` (C order) with
+    /// `b2nd_from_cbuffer`.
+    pub fn array(
+        &self,
+        s: &Settings,
+        shape: &[i64],
+        chunkshape: &[i32],
+        blockshape: &[i32],
+        buffer: &[u8],
+    ) -> Result<RefArray<'_>, String> {
+        let mut cp = self.cparams(s);
+        let mut dp = self.dparams(s.nthreads);
+        // SAFETY: returns BLOSC2_STORAGE_DEFAULTS by value.
+        let mut st = unsafe { (self.api.storage_defaults)() };
+        st.cparams = &mut cp;
+        st.dparams = &mut dp;
+        let ndim = i8::try_from(shape.len()).map_err(|_| "too many dimensions".to_string())?;
+        if chunkshape.len() != shape.len() || blockshape.len() != shape.len() {
+            return Err("shape, chunkshape and blockshape differ in length".into());
+        }
+        // SAFETY: `st` (and cp, dp) and the three shape arrays of `ndim`
+        // entries live across the call, which copies them; no dtype, no
+        // metalayers.
+        let ctx = unsafe {
+            (self.api.b2nd_create_ctx)(
+                &st,
+                ndim,
+                shape.as_ptr(),
+                chunkshape.as_ptr(),
+                blockshape.as_ptr(),
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+            )
+        };
+        if ctx.is_null() {
+            return Err("reference b2nd_create_ctx failed".into());
+        }
+        let mut arr: *mut b2nd_array_t = std::ptr::null_mut();
+        let len = i64::try_from(buffer.len()).map_err(|_| "buffer too large".to_string())?;
+        // SAFETY: `ctx` is live; `arr` is a valid out-pointer; `buffer` is
+        // readable for `len` bytes.
+        let rc = unsafe { (self.api.b2nd_from_cbuffer)(ctx, &mut arr, buffer.as_ptr().cast(), len) };
+        // SAFETY: created above, freed once; the array keeps its own copy
+        // of the context's parameters.
+        unsafe { (self.api.b2nd_free_ctx)(ctx) };
+        if rc < 0 || arr.is_null() {
+            return Err(self.err("b2nd_from_cbuffer", rc.into()));
+        }
+        Ok(RefArray { lib: self, arr })
+    }
+}
+
+/// A reference b2nd array, freed on drop.
+pub struct RefArray<'l> {
+    lib: &'l RefLib,
+    arr: *mut b2nd_array_t,
+}
+
+impl RefArray<'_> {
+    /// `b2nd_get_slice_cbuffer` of `[start, stop)` into `dst`, shaped
+    /// `stop - start`.
+    pub fn get_slice(&mut self, start: &[i64], stop: &[i64], dst: &mut [u8]) -> Result<(), String> {
+        let shape: Vec<i64> = start.iter().zip(stop).map(|(a, b)| b - a).collect();
+        if start.len() != stop.len() {
+            return Err("start and stop differ in length".into());
+        }
+        let len = i64::try_from(dst.len()).map_err(|_| "buffer too large".to_string())?;
+        // SAFETY: the array is live; start, stop and shape have ndim
+        // entries (the array's, as the caller built them from it); `dst`
+        // is writable for `len` bytes and the library checks the slice fits.
+        let rc = unsafe {
+            (self.lib.api.b2nd_get_slice_cbuffer)(
+                self.arr,
+                start.as_ptr(),
+                stop.as_ptr(),
+                dst.as_mut_ptr().cast(),
+                shape.as_ptr(),
+                len,
+            )
+        };
+        if rc < 0 {
+            return Err(self.lib.err("b2nd_get_slice_cbuffer", rc.into()));
+        }
+        Ok(())
+    }
+
+    /// `(nbytes, cbytes)` of the array's super-chunk.
+    pub fn sizes(&self) -> (i64, i64) {
+        // SAFETY: `arr` is live and its first field is the super-chunk
+        // pointer, set by b2nd_from_cbuffer; the schunk layout is the
+        // compile-time-checked mirror.
+        unsafe { ((*(*self.arr).sc).nbytes, (*(*self.arr).sc).cbytes) }
+    }
+}
+
+impl Drop for RefArray<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by b2nd_from_cbuffer, freed exactly once.
+        unsafe { (self.lib.api.b2nd_free)(self.arr) };
     }
 }
 
