@@ -125,7 +125,7 @@ fn publish(public: *mut b2nd_array_t, g: &Geometry, last_tick: i64) {
     p.item_block_strides = g.item_block_strides;
     p.block_chunk_strides = g.block_chunk_strides;
     p.chunk_array_strides = g.chunk_array_strides;
-    p.last_tick = last_tick;
+    p.set_last_tick(last_tick);
 }
 
 /// Make a new array handle over the super-chunk handle `sc` (which it
@@ -193,7 +193,7 @@ pub(crate) fn with_array<T>(
         if metas_changed {
             st.sync_metas()?;
         }
-        let tick = st.public().change_tick;
+        let tick = st.change_tick();
         if let Some(e) = arrays().get_mut(&(array as usize)) {
             e.geom = geom.clone();
         }
@@ -324,7 +324,7 @@ pub(crate) fn new_array(ctx: &Ctx, fill: &Fill) -> Result<*mut b2nd_array_t, c_i
     let made = with_state(sc, |st| {
         let g = init_schunk(&mut st.sc, &params, fill).map_err(ecode)?;
         st.sync_metas()?;
-        Ok((g, st.public().change_tick))
+        Ok((g, st.change_tick()))
     });
     match made {
         Ok((geom, tick)) => {
@@ -701,7 +701,7 @@ fn array_from_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t, c_int>
     let (geom, dtype, fmt, tick) = with_state(sc, |st| {
         let a = Array::from_schunk(&mut st.sc).map_err(ecode)?;
         let (_, g, d, f) = a.into_parts();
-        Ok((g, d, f, st.public().change_tick))
+        Ok((g, d, f, st.change_tick()))
     })?;
     if arrays().values().any(|e| e.sc == sc) {
         // Two arrays owning one super-chunk would free it twice.

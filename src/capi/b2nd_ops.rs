@@ -56,7 +56,7 @@ fn store_geom(array: *const b2nd_array_t, geom: &Geometry, st: &mut State, metas
     if metas_changed {
         st.sync_metas()?;
     }
-    let tick = st.public().change_tick;
+    let tick = st.change_tick();
     if let Some(e) = arrays().get_mut(&(array as usize)) {
         e.geom = geom.clone();
     }
@@ -79,7 +79,7 @@ fn store_geom(array: *const b2nd_array_t, geom: &Geometry, st: &mut State, metas
     p.item_block_strides = geom.item_block_strides;
     p.block_chunk_strides = geom.block_chunk_strides;
     p.chunk_array_strides = geom.chunk_array_strides;
-    p.last_tick = tick;
+    p.set_last_tick(tick);
     Ok(())
 }
 
@@ -585,7 +585,7 @@ fn copy_impl(ctx: &mut Ctx, src: *const b2nd_array_t) -> Result<*mut b2nd_array_
             return Err(ERR_FAILURE);
         }
         let geom = Geometry::new(&params.shape, &params.chunkshape, &params.blockshape).map_err(ecode);
-        let tick = with_state(new, |st| Ok(st.public().change_tick));
+        let tick = with_state(new, |st| Ok(st.change_tick()));
         let (geom, tick) = match (geom, tick) {
             (Ok(g), Ok(t)) => (g, t),
             (Err(c), _) | (_, Err(c)) => {

@@ -210,8 +210,9 @@ pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
         needs_free: false,
         addr: std::ptr::null_mut(),
         urlpath: std::ptr::null_mut(),
-        file_size: 0,
-        mapping_size: 0,
+        // 2.x declares these int64_t and defaults them to -1.
+        file_size: if cfg!(feature = "abi-v2") { usize::MAX } else { 0 },
+        mapping_size: if cfg!(feature = "abi-v2") { usize::MAX } else { 0 },
         is_memory_only: false,
         file: std::ptr::null_mut(),
         fd: -1,

@@ -1,5 +1,8 @@
 //! `#[repr(C)]` mirrors of the super-chunk, storage, stdio/mmap and b2nd
-//! structs, with compile-time layout checks against C-Blosc2 3.3.5.
+//! structs, with compile-time layout checks against C-Blosc2 3.3.5 (and
+//! against 2.23.1 under the Cargo feature `abi-v2`, whose `blosc2_schunk`
+//! lacks `flags2`, `use_dict` and `change_tick`, and whose `b2nd_array_t`
+//! lacks `last_tick`).
 
 #![allow(non_camel_case_types)]
 
@@ -68,8 +71,10 @@ pub struct blosc2_schunk {
     /// Chunk size (0 when chunks differ in size).
     pub chunksize: i32,
     /// Chunk-format flags shared by all chunks.
+    #[cfg(not(feature = "abi-v2"))]
     pub flags2: u8,
     /// Whether chunks use a dictionary.
+    #[cfg(not(feature = "abi-v2"))]
     pub use_dict: u8,
     /// Filter pipeline.
     pub filters: [u8; 6],
@@ -114,7 +119,52 @@ pub struct blosc2_schunk {
     /// True for a view.
     pub view: bool,
     /// Bumped whenever the metalayers change.
+    #[cfg(not(feature = "abi-v2"))]
     pub change_tick: i64,
+}
+
+/// The fields 3.x added to `blosc2_schunk`, set and read through these so
+/// that the code using them needs no `cfg`.
+#[cfg(not(feature = "abi-v2"))]
+impl blosc2_schunk {
+    /// Set `flags2`.
+    pub(crate) fn set_flags2(&mut self, flags2: u8) {
+        self.flags2 = flags2;
+    }
+
+    /// Set `use_dict`.
+    pub(crate) fn set_use_dict(&mut self, use_dict: u8) {
+        self.use_dict = use_dict;
+    }
+
+    /// `use_dict` as C code may have adjusted it.
+    pub(crate) fn use_dict_or(&self, _engine: u8) -> u8 {
+        self.use_dict
+    }
+
+    /// Set `change_tick`.
+    pub(crate) fn set_change_tick(&mut self, tick: i64) {
+        self.change_tick = tick;
+    }
+}
+
+/// The 2.x layout has no room for the 3.x fields: writes are dropped and
+/// reads give the engine's value.
+#[cfg(feature = "abi-v2")]
+impl blosc2_schunk {
+    /// No `flags2` in 2.x.
+    pub(crate) fn set_flags2(&mut self, _flags2: u8) {}
+
+    /// No `use_dict` in 2.x.
+    pub(crate) fn set_use_dict(&mut self, _use_dict: u8) {}
+
+    /// No `use_dict` in 2.x: the engine's setting.
+    pub(crate) fn use_dict_or(&self, engine: u8) -> u8 {
+        engine
+    }
+
+    /// No `change_tick` in 2.x.
+    pub(crate) fn set_change_tick(&mut self, _tick: i64) {}
 }
 
 /// A stdio stream.
@@ -219,7 +269,20 @@ pub struct b2nd_array_t {
     /// Data type format.
     pub dtype_format: i8,
     /// Change tick of the metalayers last deserialized.
+    #[cfg(not(feature = "abi-v2"))]
     pub last_tick: i64,
+}
+
+impl b2nd_array_t {
+    /// Set `last_tick`.
+    #[cfg(not(feature = "abi-v2"))]
+    pub(crate) fn set_last_tick(&mut self, tick: i64) {
+        self.last_tick = tick;
+    }
+
+    /// No `last_tick` in 2.x.
+    #[cfg(feature = "abi-v2")]
+    pub(crate) fn set_last_tick(&mut self, _tick: i64) {}
 }
 
 /// A point in time (`struct timespec` on POSIX).
@@ -236,6 +299,7 @@ mod layout {
     check_layout!(blosc2_storage, size 40, align 8;
         contiguous @ 0, urlpath @ 8, cparams @ 16, dparams @ 24, io @ 32);
     check_layout!(blosc2_metalayer, size 24, align 8; name @ 0, content @ 8, content_len @ 16);
+    #[cfg(not(feature = "abi-v2"))]
     check_layout!(blosc2_schunk, size 65840, align 8;
         version @ 0, compcode @ 1, compcode_meta @ 2, clevel @ 3, splitmode @ 4, typesize @ 8,
         blocksize @ 12, chunksize @ 16, flags2 @ 20, use_dict @ 21, filters @ 22,
@@ -244,6 +308,14 @@ mod layout {
         metalayers @ 120, nmetalayers @ 248, vlmetalayers @ 256, nvlmetalayers @ 65792,
         tuner_params @ 65800, tuner_id @ 65808, ndim @ 65812, blockshape @ 65816, view @ 65824,
         change_tick @ 65832);
+    #[cfg(feature = "abi-v2")]
+    check_layout!(blosc2_schunk, size 65824, align 8;
+        version @ 0, compcode @ 1, compcode_meta @ 2, clevel @ 3, splitmode @ 4, typesize @ 8,
+        blocksize @ 12, chunksize @ 16, filters @ 20, filters_meta @ 26, nchunks @ 32,
+        current_nchunk @ 40, nbytes @ 48, cbytes @ 56, data @ 64, data_len @ 72, storage @ 80,
+        frame @ 88, cctx @ 96, dctx @ 104, metalayers @ 112, nmetalayers @ 240, vlmetalayers @ 248,
+        nvlmetalayers @ 65784, tuner_params @ 65792, tuner_id @ 65800, ndim @ 65804,
+        blockshape @ 65808, view @ 65816);
     check_layout!(blosc2_stdio_file, size 8, align 8; file @ 0);
     check_layout!(blosc2_stdio_params, size 1, align 1; locking @ 0);
     #[cfg(not(windows))]
@@ -252,6 +324,7 @@ mod layout {
         file_size @ 40, mapping_size @ 48, is_memory_only @ 56, file @ 64, fd @ 72,
         access_flags @ 80, map_flags @ 88);
     check_layout!(chunk_cache_s, size 16, align 8; data @ 0, nchunk @ 8);
+    #[cfg(not(feature = "abi-v2"))]
     check_layout!(b2nd_array_t, size 1376, align 8;
         sc @ 0, shape @ 8, chunkshape @ 136, extshape @ 200, blockshape @ 328,
         extchunkshape @ 392, nitems @ 520, chunknitems @ 528, extnitems @ 536,
@@ -259,6 +332,14 @@ mod layout {
         item_array_strides @ 584, item_chunk_strides @ 712, item_extchunk_strides @ 840,
         item_block_strides @ 968, block_chunk_strides @ 1096, chunk_array_strides @ 1224,
         dtype @ 1352, dtype_format @ 1360, last_tick @ 1368);
+    #[cfg(feature = "abi-v2")]
+    check_layout!(b2nd_array_t, size 1368, align 8;
+        sc @ 0, shape @ 8, chunkshape @ 136, extshape @ 200, blockshape @ 328,
+        extchunkshape @ 392, nitems @ 520, chunknitems @ 528, extnitems @ 536,
+        blocknitems @ 544, extchunknitems @ 552, ndim @ 560, chunk_cache @ 568,
+        item_array_strides @ 584, item_chunk_strides @ 712, item_extchunk_strides @ 840,
+        item_block_strides @ 968, block_chunk_strides @ 1096, chunk_array_strides @ 1224,
+        dtype @ 1352, dtype_format @ 1360);
     #[cfg(not(windows))]
     check_layout!(blosc_timestamp_t, size 16, align 8);
 }

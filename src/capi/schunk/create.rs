@@ -67,13 +67,14 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 /// `blosc2_schunk_get_cparams` reports them (threads from `cctx`).
 pub(super) fn public_cparams(st: &mut State) -> blosc2_cparams {
     let public = st.public_ptr();
+    let engine_use_dict = u8::from(st.sc.use_dict());
     let p = st.public();
     let nthreads = ctx_cparams(p.cctx).map_or(1, |c| c.nthreads);
     blosc2_cparams {
         compcode: p.compcode,
         compcode_meta: p.compcode_meta,
         clevel: p.clevel,
-        use_dict: c_int::from(p.use_dict),
+        use_dict: c_int::from(p.use_dict_or(engine_use_dict)),
         typesize: p.typesize,
         nthreads,
         blocksize: p.blocksize,

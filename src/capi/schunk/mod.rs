@@ -219,6 +219,9 @@ pub(crate) struct State {
     avoid_cframe_free: bool,
     /// Set once `blosc2_schunk_free` released everything.
     freed: bool,
+    /// Bumped whenever the metalayers change (mirrored in the public
+    /// struct, except in the 2.x layout, which has no such field).
+    change_tick: i64,
 }
 
 // SAFETY: the raw pointers are C-heap allocations owned by this state (or
@@ -233,6 +236,11 @@ impl State {
         // SAFETY: `public` is our live calloc'ed struct while the state is
         // not freed (every caller holds the lock and checked `freed`).
         unsafe { &mut *self.public }
+    }
+
+    /// The metalayer change counter (`change_tick` of 3.x's public struct).
+    pub(crate) fn change_tick(&self) -> i64 {
+        self.change_tick
     }
 
     /// The public struct's address.
@@ -287,7 +295,7 @@ impl State {
         p.cbytes = cbytes;
         p.chunksize = chunksize;
         p.blocksize = blocksize;
-        p.flags2 = flags2;
+        p.set_flags2(flags2);
         p.current_nchunk = current;
         p.frame = marker;
         if !p.storage.is_null() {
@@ -313,7 +321,9 @@ impl State {
         let nvl = usize::try_from(p.nvlmetalayers).unwrap_or(0);
         let nvl = reconcile(&mut p.vlmetalayers[..], nvl, &vlmetas)?;
         p.nvlmetalayers = nvl as i16;
-        p.change_tick += 1;
+        self.change_tick += 1;
+        let tick = self.change_tick;
+        self.public().set_change_tick(tick);
         Ok(())
     }
 }
@@ -581,7 +591,7 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         p.clevel = cparams.clevel;
         p.splitmode = cparams.splitmode as u8;
         p.typesize = cparams.typesize;
-        p.use_dict = u8::from(cparams.use_dict != 0);
+        p.set_use_dict(u8::from(cparams.use_dict != 0));
         p.filters = cparams.filters;
         p.filters_meta = cparams.filters_meta;
         p.tuner_params = cparams.tuner_params;
@@ -597,13 +607,15 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         user_cframe: init.user_cframe,
         avoid_cframe_free: true,
         freed: false,
+        change_tick: 0,
     };
     st.sync();
     if st.sync_metas().is_err() {
         release(&mut st);
         return ptr::null_mut();
     }
-    st.public().change_tick = 0;
+    st.change_tick = 0;
+    st.public().set_change_tick(0);
     let h = Arc::new(Handle {
         state: Mutex::new(st),
         owner: AtomicUsize::new(0),
