@@ -169,8 +169,7 @@ pub fn backward(
         };
         if id == filter::DELTA {
             if k == last {
-                out.copy_from_slice(cur);
-                delta::decode(spec.typesize, out, delta_ref);
+                delta::decode_into(spec.typesize, cur, out, delta_ref);
             } else {
                 delta::decode(spec.typesize, cur, delta_ref);
             }
