@@ -8,6 +8,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+#[path = "src/capi/header/v2.rs"]
+mod v2_header;
+
 fn main() {
     // C programs link against libblosc2.so.9, as with C-Blosc2 3.x; the
     // older ABIs (Cargo features) keep their own SONAMEs.
@@ -30,6 +33,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/capi");
+    println!("cargo:rerun-if-changed=include/b2nd.h");
+    println!("cargo:rerun-if-changed=include/blosc2");
     println!("cargo:rerun-if-env-changed=BLOSC2_UPDATE_HEADER");
     // The C test programs (tests/capi.rs) are compiled for this target.
     if let Ok(target) = std::env::var("TARGET") {
@@ -47,6 +52,9 @@ fn main() {
             fs::write(&dest, &header).expect("write include/blosc2.h");
         }
     }
+    // The C-Blosc2 2.23 headers (include/v2), derived from the 3.3 ones.
+    let update_v2 = std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") && !abi_blosc1;
+    v2_header::write(&header, &root, &out, update_v2);
 }
 
 fn read(path: &Path) -> String {

@@ -74,3 +74,41 @@ fn all_164_functions_are_declared_once() {
         }
     }
 }
+
+/// Relative paths of the files under `dir`, sorted.
+fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("reading {}: {e}", d.display())) {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).expect("under dir").to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn committed_v2_headers_match_generated() {
+    let generated = PathBuf::from(concat!(env!("OUT_DIR"), "/v2"));
+    let committed = root().join("include/v2");
+    let names = files_under(&generated);
+    assert_eq!(
+        names,
+        files_under(&committed),
+        "include/v2 must hold exactly the generated 2.23 headers"
+    );
+    for name in &names {
+        assert!(
+            read(generated.join(name)) == read(committed.join(name)),
+            "include/v2/{} differs from the header build.rs generates; \
+             run `BLOSC2_UPDATE_HEADER=1 cargo build --lib` and commit the result",
+            name.display()
+        );
+    }
+}
