@@ -43,6 +43,9 @@ fn main() {
 
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    if abi_blosc1 {
+        write_blosc1_hidden(&root.join("src").join("capi"), &out.join("blosc1_hidden.s"));
+    }
     let header = generate_header(&root);
     fs::write(out.join("blosc2.h"), &header).expect("write $OUT_DIR/blosc2.h");
     if std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") && !abi_v2 && !abi_blosc1 {
@@ -55,6 +58,64 @@ fn main() {
     // The C-Blosc2 2.23 headers (include/v2), derived from the 3.3 ones.
     let update_v2 = std::env::var("BLOSC2_UPDATE_HEADER").as_deref() == Ok("1") && !abi_blosc1;
     v2_header::write(&header, &root, &out, update_v2);
+}
+
+/// libblosc.so.1 exports c-blosc 1.21's functions only: write an assembly
+/// file (included by `src/capi/blosc1_abi`) that marks every other
+/// `#[no_mangle]` function of `capi` hidden. GNU ld refuses a second
+/// version script next to rustc's, but honours the hidden visibility.
+fn write_blosc1_hidden(capi: &Path, dest: &Path) {
+    let mut names = Vec::new();
+    collect_exports(capi, &mut names);
+    names.sort();
+    names.dedup();
+    let text: String = names.iter().map(|n| format!(".hidden {n}\n")).collect();
+    fs::write(dest, text).expect("write $OUT_DIR/blosc1_hidden.s");
+}
+
+/// Names of the `#[no_mangle]` functions under `dir`, except the ones of
+/// `blosc1_abi` (and any under a `#[cfg]`, which may not be compiled).
+fn collect_exports(dir: &Path, names: &mut Vec<String>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "blosc1_abi") {
+                collect_exports(&path, names);
+            }
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = read(&path);
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.contains("no_mangle]") {
+                continue;
+            }
+            let attrs_above = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| l.starts_with("#[") || l.starts_with("///"));
+            let attrs_below = lines[i + 1..].iter().take_while(|l| l.starts_with("#["));
+            if attrs_above.chain(attrs_below).any(|l| l.starts_with("#[cfg")) {
+                continue;
+            }
+            let Some(decl) = lines[i + 1..].iter().find(|l| l.contains("fn ")) else {
+                continue;
+            };
+            let after = &decl[decl.find("fn ").expect("fn") + 3..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            names.push(name);
+        }
+    }
 }
 
 fn read(path: &Path) -> String {

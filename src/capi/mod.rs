@@ -14,6 +14,9 @@ pub(crate) mod alloc;
 pub mod b2nd;
 pub mod b2nd_ops;
 pub(crate) mod boundary;
+/// cbindgen:ignore
+#[cfg(feature = "abi-blosc1")]
+pub mod blosc1_abi;
 pub mod chunkinfo;
 pub mod context;
 pub(crate) mod convert;
