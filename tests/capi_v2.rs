@@ -115,7 +115,11 @@ fn compile(name: &str, abi: Abi) -> PathBuf {
     // same program.
     static BUILDS: AtomicUsize = AtomicUsize::new(0);
     let lib = abi.lib_dir();
-    let exe = lib.join(format!("{name}-{}-{}", abi.tag(), BUILDS.fetch_add(1, Ordering::Relaxed)));
+    let exe = lib.join(format!(
+        "{name}-{}-{}",
+        abi.tag(),
+        BUILDS.fetch_add(1, Ordering::Relaxed)
+    ));
     let target = option_env!("BLOSC2_BUILD_TARGET").unwrap_or("x86_64-unknown-linux-gnu");
     let compiler = cc::Build::new()
         .cargo_metadata(false)
