@@ -5,10 +5,11 @@
 //! chunk bytes in place).
 //!
 //! In a file, nothing live is ever overwritten before the new state is
-//! durable: new chunks, the new offsets chunk and the new trailer are
+//! complete: new chunks, the new offsets chunk and the new trailer are
 //! written past the current end of the frame (the old offsets chunk and
 //! trailer become dead bytes inside the data region, which 3.3.5 reads
-//! fine), synced, and then one write of the 87-byte fixed header (which
+//! fine), synced when durable commits are on (`set_durable_commits`),
+//! and then one write of the 87-byte fixed header (which
 //! lies in the first sector of the frame) switches to the new state.
 //! Until that write the old header still describes the old, untouched
 //! frame. Edits that must move live bytes (a frame becoming empty, a

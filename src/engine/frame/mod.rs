@@ -36,6 +36,7 @@ use crate::engine::constants::EXTENDED_HEADER_LENGTH;
 use crate::engine::error::{Error, Result};
 use crate::engine::params::CParams;
 
+pub use disk::set_durable_commits;
 pub use format::{FrameHeader, Meta};
 pub use io::{FrameFile, FrameFs, StdFs};
 pub use offsets::Entry;
