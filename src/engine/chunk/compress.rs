@@ -112,7 +112,11 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         filters: cp.filters,
         meta: cp.filters_meta,
         typesize,
-        chunk_version: version::BLOSC2_STABLE,
+        // Version-2 (c-blosc 1.x) chunks bit-shuffle the way 1.x reads them.
+        chunk_version: match cp.header_format {
+            HeaderFormat::Blosc1 { version } => version,
+            HeaderFormat::Extended => version::BLOSC2_STABLE,
+        },
     };
     // 3.3.5 tunes the block size before capping typesizes above 255 to 1.
     let bs = compute_blocksize(

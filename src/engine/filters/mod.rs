@@ -61,7 +61,7 @@ fn apply_forward(id: u8, meta: u8, spec: &FilterSpec, src: &[u8], dref: Option<&
     let ts = spec.typesize;
     match id {
         filter::SHUFFLE => shuffle::shuffle(shuffle_width(meta, ts), src, dst),
-        filter::BITSHUFFLE => bitshuffle::bitshuffle(ts, src, dst),
+        filter::BITSHUFFLE => bitshuffle::bitshuffle_for_version(ts, src, dst, spec.chunk_version),
         filter::DELTA => delta::encode(ts, src, dref, dst),
         filter::TRUNC_PREC => trunc_prec::encode(meta, ts, src, dst)?,
         _ => return Err(Error::FilterPipeline),

@@ -271,6 +271,20 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     generic::bitshuffle(typesize, src, dst);
 }
 
+/// [`bitshuffle`] as a chunk of format `chunk_version` stores it: c-blosc
+/// 1.x (version 2) copies blocks whose item count is not a multiple of 8
+/// instead (see [`bitunshuffle`]).
+///
+/// # Panics
+/// If `dst` is shorter than `src`.
+pub fn bitshuffle_for_version(typesize: usize, src: &[u8], dst: &mut [u8], chunk_version: u8) {
+    if chunk_version == 2 && typesize > 0 && !(src.len() / typesize).is_multiple_of(8) {
+        dst[..src.len()].copy_from_slice(src);
+        return;
+    }
+    bitshuffle(typesize, src, dst);
+}
+
 /// Inverse of [`bitshuffle`]. `chunk_version` is byte 0 (format version)
 /// of the chunk being decoded.
 ///
@@ -426,6 +440,19 @@ mod tests {
         let mut out = [0; 48];
         bitshuffle(2, &src, &mut out);
         assert_eq!(out, want);
+    }
+
+    #[test]
+    fn chunk_version_2_roundtrip() {
+        let mut rng = Rng(9);
+        for (ts, len) in [(4, 4096), (4, 4099), (3, 3 * 65), (16, 40000), (1, 65539), (8, 8 * 41)] {
+            let src = rng.bytes(len);
+            let mut shuffled = vec![0; len];
+            let mut back = vec![0; len];
+            bitshuffle_for_version(ts, &src, &mut shuffled, 2);
+            bitunshuffle(ts, &shuffled, &mut back, 2);
+            assert_eq!(back, src, "ts={ts} len={len}");
+        }
     }
 
     #[test]
