@@ -120,6 +120,13 @@ unsafe fn decompress_with(ctx: &mut Context, src: *const c_void, dest: *mut c_vo
     let Ok(d) = (unsafe { bytes_mut(dest, destlen as i64) }) else {
         return ERR_FAILURE;
     };
+    if h.memcpyed() {
+        // Stored as is: whatever codec the flags name (even one this build
+        // lacks, such as Snappy) is not needed.
+        let n = h.nbytes as usize;
+        d[..n].copy_from_slice(&s[MIN_HEADER_LENGTH..MIN_HEADER_LENGTH + n]);
+        return h.nbytes;
+    }
     v1_code(ctx.decompress(s, d))
 }
 
@@ -223,6 +230,11 @@ pub unsafe extern "C" fn blosc_getitem(src: *const c_void, start: c_int, nitems:
         let Ok(d) = (unsafe { bytes_mut(dest, want) }) else {
             return ERR_FAILURE;
         };
+        if h.memcpyed() {
+            let at = MIN_HEADER_LENGTH + (start * ts) as usize;
+            d.copy_from_slice(&s[at..at + d.len()]);
+            return d.len() as c_int;
+        }
         let mut ctx = Context::decompressor(DParams::default());
         v1_code(ctx.getitem(s, start, stop - start, d))
     })
