@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::engine::codecs;
-use crate::engine::constants::{splitmode, EXTENDED_HEADER_LENGTH};
+use crate::engine::constants::{flags, splitmode, EXTENDED_HEADER_LENGTH};
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result as EngineResult};
+use crate::engine::header::codec_format_of;
 use crate::engine::params::{CParams, HeaderFormat};
 
 use super::super::boundary::{bytes, bytes_mut, c_str, ffi_boundary};
@@ -110,6 +111,28 @@ impl Request {
     }
 }
 
+/// The filter flag 1.21 writes for `doshuffle` (also for typesize 1,
+/// where the engine leaves byte shuffle out as a no-op).
+fn filter_flag(doshuffle: c_int) -> u8 {
+    match doshuffle {
+        1 => flags::DOSHUFFLE,
+        2 => flags::DOBITSHUFFLE,
+        _ => 0,
+    }
+}
+
+/// The flags 1.21 writes on a memcpyed chunk: the filter, split and codec
+/// bits of a compressed one (readers ignore them, but
+/// `blosc_cbuffer_metainfo` and `blosc_cbuffer_complib` report them).
+fn memcpyed_flags(cp: &CParams, doshuffle: c_int) -> u8 {
+    let dont_split = if cp.splitmode == splitmode::ALWAYS {
+        0
+    } else {
+        flags::DONT_SPLIT
+    };
+    flags::MEMCPYED | filter_flag(doshuffle) | dont_split | codec_format_of(cp.compcode) << 5
+}
+
 /// Compress `nbytes` at `src` into `dest` with `ctx` (a new context when
 /// `None`). Returns the chunk size, 0 when it does not fit, or 1.21's
 /// negative codes.
@@ -144,6 +167,7 @@ unsafe fn compress_with(
     let Ok(d) = (unsafe { bytes_mut(dest, destlen as i64) }) else {
         return ERR_FAILURE;
     };
+    let flags_if_memcpyed = memcpyed_flags(&cp, req.doshuffle);
     let mut owned;
     let ctx = match ctx {
         Some(ctx) => {
@@ -155,20 +179,29 @@ unsafe fn compress_with(
             &mut owned
         }
     };
-    if d.len() >= EXTENDED_HEADER_LENGTH {
-        return v1_code(ctx.compress(s, d));
-    }
-    // The engine wants room for a 32-byte header; a 16-byte one plus a
-    // few bytes may still fit in less.
-    let mut small = [0u8; EXTENDED_HEADER_LENGTH];
-    match ctx.compress(s, &mut small) {
-        Ok(n) if n <= d.len() => {
-            d[..n].copy_from_slice(&small[..n]);
-            n as c_int
+    let n = if d.len() >= EXTENDED_HEADER_LENGTH {
+        v1_code(ctx.compress(s, d))
+    } else {
+        // The engine wants room for a 32-byte header; a 16-byte one plus a
+        // few bytes may still fit in less.
+        let mut small = [0u8; EXTENDED_HEADER_LENGTH];
+        match ctx.compress(s, &mut small) {
+            Ok(n) if n <= d.len() => {
+                d[..n].copy_from_slice(&small[..n]);
+                n as c_int
+            }
+            Ok(_) => 0,
+            Err(e) => v1_code(Err(e)),
         }
-        Ok(_) => 0,
-        Err(e) => v1_code(Err(e)),
+    };
+    if n >= MAX_OVERHEAD {
+        d[2] = if d[2] & flags::MEMCPYED != 0 {
+            flags_if_memcpyed
+        } else {
+            d[2] | filter_flag(req.doshuffle)
+        };
     }
+    n
 }
 
 /// The codec id the global functions use (`None`: unknown name set).
