@@ -7,7 +7,8 @@
 //! installed, built against the system's `blosc.h` and `-lblosc` and run on
 //! both libraries (`LD_LIBRARY_PATH` swaps ours in), each library reading
 //! the chunks the other one wrote. Without `libblosc-dev` those parts are
-//! skipped with a note (CI installs it: `.ci/blosc1_interop.sh`).
+//! skipped with a note, unless `BLOSC1_REQUIRE_SYSTEM` is set (CI installs
+//! it and sets that: `.ci/blosc1_interop.sh`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -95,11 +96,14 @@ fn our_lib_dir() -> &'static Path {
 fn system_blosc() -> Option<&'static Path> {
     let header = Path::new("/usr/include/blosc.h");
     if header.exists() {
-        Some(header)
-    } else {
-        eprintln!("note: /usr/include/blosc.h not found (apt-get install libblosc-dev): system parts skipped");
-        None
+        return Some(header);
     }
+    assert!(
+        std::env::var_os("BLOSC1_REQUIRE_SYSTEM").is_none(),
+        "BLOSC1_REQUIRE_SYSTEM is set but /usr/include/blosc.h is missing"
+    );
+    eprintln!("note: /usr/include/blosc.h not found (apt-get install libblosc-dev): system parts skipped");
+    None
 }
 
 /// Which `blosc.h` and `-lblosc` a program is built with.

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# libblosc.so.1 (feature abi-blosc1) against the system's c-blosc 1.21
+# (Debian's libblosc-dev): the C programs of capi-tests/blosc1 built
+# against either blosc.h run on either library, and each library reads the
+# chunks the other writes. See tests/capi_blosc1.rs.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ ! -e /usr/include/blosc.h ]; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq libblosc-dev
+fi
+# Fail instead of skipping when the system library is missing.
+BLOSC1_REQUIRE_SYSTEM=1 exec cargo test --test capi_blosc1 -- --nocapture
