@@ -1,11 +1,18 @@
-//! Block-level parallelism: a persistent rayon pool per context, and
-//! per-worker scratch space reused across calls.
+//! Block-level parallelism: persistent worker threads, and per-worker
+//! scratch space reused across calls.
 //!
 //! Work is handed out one block at a time from a shared iterator behind a
 //! mutex, so each worker borrows disjoint `&mut` output slices safely.
+//!
+//! The calling thread is one of the workers; the others come from a
+//! process-wide rayon pool per thread count, started once and shared by
+//! every context that asks for that count. A context (a super-chunk, a
+//! b2nd array) is cheap to create: it never starts threads of its own.
+//! Scratch space stays per context, so contexts used from different
+//! threads at once share no buffers.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::codecs::CodecScratch;
 use super::error::{Error, Result};
@@ -49,10 +56,33 @@ impl WorkerScratch {
     }
 }
 
-/// A pool of `nthreads` workers, created once and kept by its context.
+/// The shared pools: (helper threads, pool), one per count asked for.
+fn shared_pools() -> &'static Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> {
+    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+    POOLS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// The process-wide pool of `helpers` threads, started on first request.
+fn shared_pool(helpers: usize) -> Result<Arc<rayon::ThreadPool>> {
+    let mut pools = shared_pools().lock().map_err(|_| Error::ThreadCreate)?;
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == helpers) {
+        return Ok(Arc::clone(p));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(helpers)
+        .thread_name(|i| format!("blosc2-worker-{i}"))
+        .build()
+        .map_err(|_| Error::ThreadCreate)?;
+    let p = Arc::new(p);
+    pools.push((helpers, Arc::clone(&p)));
+    Ok(p)
+}
+
+/// `nthreads` workers for one context: the caller plus `nthreads - 1`
+/// threads of a shared pool.
 pub struct Pool {
     nthreads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
     scratch: Vec<WorkerScratch>,
     /// Staging buffers handed between workers (parallel compression).
     spare: Vec<Vec<u8>>,
@@ -110,38 +140,38 @@ impl Pool {
             return Ok(());
         }
         if self.pool.is_none() {
-            let p = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.nthreads)
-                .thread_name(|i| format!("blosc2-worker-{i}"))
-                .build()
-                .map_err(|_| Error::ThreadCreate)?;
-            self.pool = Some(p);
+            self.pool = Some(shared_pool(self.nthreads - 1)?);
         }
         let pool = self.pool.as_ref().ok_or(Error::ThreadCreate)?;
         let queue = Mutex::new(items);
         let failed = AtomicBool::new(false);
         let first_error: Mutex<Option<Error>> = Mutex::new(None);
-        pool.scope(|s| {
-            for ws in self.scratch.iter_mut().take(workers) {
-                let (queue, failed, first_error, f) = (&queue, &failed, &first_error, &f);
-                s.spawn(move |_| loop {
-                    if failed.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let next = match queue.lock() {
-                        Ok(mut q) => q.next(),
-                        Err(_) => None,
-                    };
-                    let Some(it) = next else { break };
-                    if let Err(e) = f(it, ws) {
-                        failed.store(true, Ordering::Relaxed);
-                        if let Ok(mut slot) = first_error.lock() {
-                            slot.get_or_insert(e);
-                        }
-                        break;
-                    }
-                });
+        let work = |ws: &mut WorkerScratch| loop {
+            if failed.load(Ordering::Relaxed) {
+                break;
             }
+            let next = match queue.lock() {
+                Ok(mut q) => q.next(),
+                Err(_) => None,
+            };
+            let Some(it) = next else { break };
+            if let Err(e) = f(it, ws) {
+                failed.store(true, Ordering::Relaxed);
+                if let Ok(mut slot) = first_error.lock() {
+                    slot.get_or_insert(e);
+                }
+                break;
+            }
+        };
+        let (mine, helpers) = self.scratch[..workers].split_at_mut(1);
+        pool.in_place_scope(|s| {
+            for ws in helpers.iter_mut() {
+                let work = &work;
+                s.spawn(move |_| work(ws));
+            }
+            // The caller works too instead of sleeping until the others
+            // are done.
+            work(&mut mine[0]);
         });
         match first_error.into_inner() {
             Ok(Some(e)) => Err(e),
