@@ -105,7 +105,7 @@ impl Pool {
         self.nthreads
     }
 
-    /// Change the number of workers (the old threads are released).
+    /// Change the number of workers (and the shared pool used).
     pub fn set_nthreads(&mut self, nthreads: usize) {
         let nthreads = nthreads.max(1);
         if nthreads != self.nthreads {
