@@ -154,11 +154,24 @@ fn do_match<const DICT: bool>(
 /// Decodes one block `src` into `out`, with `dict` as the bytes preceding
 /// `out` (when `DICT`). `None` on malformed input or when `out` is too small.
 pub(crate) fn decode<const DICT: bool>(src: &[u8], out: &mut [u8], dict: &[u8]) -> Option<usize> {
+    decode_with::<DICT, true>(src, out, dict)
+}
+
+/// [`decode`], with the unchecked hot loop of `decode_fast` when `FAST`
+/// (without it: the all-safe decoder the tests compare with).
+pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
+    src: &[u8],
+    out: &mut [u8],
+    dict: &[u8],
+) -> Option<usize> {
     let iend = src.len();
     let oend = out.len();
     let mut ip = 0usize;
     let mut op = 0usize;
     loop {
+        if FAST {
+            (ip, op) = super::decode_fast::run(src, out, ip, op);
+        }
         // Every path below leaves `ip < iend` or returns, except the first
         // iteration on an empty input (not a block: C refuses it too).
         let token = *src.get(ip)?;

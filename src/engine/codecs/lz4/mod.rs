@@ -13,6 +13,7 @@
 
 pub(crate) mod block;
 mod decode;
+mod decode_fast;
 mod fast;
 
 /// Compress `input` as one LZ4 block into `output` (as C's

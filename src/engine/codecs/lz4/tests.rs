@@ -640,3 +640,60 @@ const C_HC4_SALAD_DICT: &[u8] = &[
     0x08, 0xd5, 0x01, 0x01, 0xf4, 0x00, 0x14, 0x6e, 0x3e, 0x01, 0x05, 0xa8, 0x00, 0x0d, 0x47, 0x01, 0x0a, 0xf0, 0x00,
     0x50, 0x64, 0x6f, 0x6c, 0x6f, 0x72,
 ];
+
+/// The unchecked hot loop against its checked twin, and the decoder with it
+/// against the all-safe decoder, on valid blocks and mutations of them.
+#[test]
+fn unchecked_fast_loop_matches_the_safe_decoder() {
+    use super::decode::decode_with;
+    use super::decode_fast::{run, run_checked};
+    let mut rng = Rng(0xFA57_100F);
+    let dict = salad(2000, 5);
+    for n in [100usize, 3000, 70_000] {
+        for (name, data, _) in corpus(n) {
+            for f in [&fast(1) as &Compressor, &fast(9), &hc(9)] {
+                for d in [None, Some(&dict[..])] {
+                    let block = roundtrip(f, &data, d);
+                    for round in 0..60 {
+                        let mut m = block.clone();
+                        if round > 0 {
+                            for _ in 0..1 + rng.below(3) {
+                                let p = rng.below(m.len());
+                                m[p] = match rng.below(3) {
+                                    0 => rng.next() as u8,
+                                    1 => m[p] ^ (1 << rng.below(8)),
+                                    _ => 0xFF,
+                                };
+                            }
+                        }
+                        let cap = if round % 3 == 2 { n + rng.below(64) } else { n };
+                        let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
+                        let start = rng.below(m.len().min(8));
+                        assert_eq!(run(&m, &mut a, start, 0), run_checked(&m, &mut b, start, 0), "{name}");
+                        assert!(a == b, "{name}");
+                        let dict = d.unwrap_or(&[]);
+                        let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
+                        let (ra, rb) = if d.is_some() {
+                            (
+                                decode_with::<true, true>(&m, &mut a, dict),
+                                decode_with::<true, false>(&m, &mut b, dict),
+                            )
+                        } else {
+                            (
+                                decode_with::<false, true>(&m, &mut a, dict),
+                                decode_with::<false, false>(&m, &mut b, dict),
+                            )
+                        };
+                        assert_eq!(ra, rb, "{name} round {round}");
+                        if let Some(k) = ra {
+                            assert!(a[..k] == b[..k], "{name} round {round}");
+                            if round == 0 {
+                                assert!(a[..k] == data[..], "{name}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
