@@ -1,6 +1,6 @@
 //! The C-Blosc2 2.23 ABI (`libblosc2.so.7`, Cargo feature `abi-v2`):
 //! builds the library with the feature into its own target directory
-//! (`target/abi-v2`, debug, incremental), compiles the C programs of
+//! (`<target>/abi-v2`, debug, incremental), compiles the C programs of
 //! `capi-tests/v2/` against `include/v2` and runs them. Frames written by
 //! the 3.3 library (this test run's `libblosc2.so.9`) and by the reference
 //! C-Blosc2 3.3.5 (`tests/corpus/frames`) are read through the 2.23 ABI.
@@ -44,8 +44,8 @@ fn lib_dir(name: &str, lib: &Path, soname: &str) -> PathBuf {
 fn v2_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target = std::env::var_os("BLOSC2_ABI_V2_TARGET_DIR")
-            .map_or_else(|| manifest_dir().join("target").join("abi-v2"), PathBuf::from);
+        // `<target>/abi-v2`, next to this run's `<target>/<profile>`.
+        let target = profile_dir().parent().expect("target dir").join("abi-v2");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let out = Command::new(cargo)
             .args(["build", "--lib", "--features", "abi-v2"])

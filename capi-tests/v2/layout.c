@@ -551,6 +551,10 @@ int main(void) {
     printf("version macros: %s\n", BLOSC2_VERSION_STRING);
     failures++;
   }
+  if (strcmp(blosc2_get_version_string(), BLOSC2_VERSION_STRING) != 0) {
+    printf("blosc2_get_version_string() = %s\n", blosc2_get_version_string());
+    failures++;
+  }
   if (failures != 0) {
     printf("%d layout mismatches against C-Blosc2 2.23.1\n", failures);
     return 1;
