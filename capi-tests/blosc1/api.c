@@ -113,9 +113,10 @@ static void compress_ctx_codecs(void) {
   size_t nbytes = 200000;
   unsigned char *src = malloc(nbytes), *back = malloc(nbytes), *chunk = malloc(nbytes + 16);
   fill_data(src, nbytes, 7);
-  static const char *names[] = {"blosclz", "lz4", "lz4hc", "zlib", "zstd"};
-  static const char *libs[] = {"BloscLZ", "LZ4", "LZ4", "Zlib", "Zstd"};
-  for (int c = 0; c < 5; c++) {
+  static const char *names[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+  static const char *libs[] = {"BloscLZ", "LZ4", "LZ4", "Snappy", "Zlib", "Zstd"};
+  for (int c = 0; c < 6; c++) {
+    if (!has_codec(c)) continue;
     for (int shuffle = 0; shuffle <= 2; shuffle++) {
       int csize = blosc_compress_ctx(5, shuffle, 4, nbytes, src, chunk, nbytes + 16, names[c], 0, 2);
       CHECK(csize > 16 && csize <= (int)nbytes + 16);

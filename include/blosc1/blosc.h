@@ -4,8 +4,7 @@
  *
  * Written for this project from c-blosc 1.21's documented API: the same
  * function prototypes and macro values, so that programs written for
- * c-blosc 1.21 compile against it unchanged. The library has no Snappy:
- * BLOSC_SNAPPY is defined (chunks name it) but refused with -1 / -5.
+ * c-blosc 1.21 compile against it unchanged.
  */
 #ifndef BLOSC_H
 #define BLOSC_H

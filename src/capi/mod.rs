@@ -13,10 +13,10 @@
 pub(crate) mod alloc;
 pub mod b2nd;
 pub mod b2nd_ops;
-pub(crate) mod boundary;
 /// cbindgen:ignore
 #[cfg(feature = "abi-blosc1")]
 pub mod blosc1_abi;
+pub(crate) mod boundary;
 pub mod chunkinfo;
 pub mod context;
 pub(crate) mod convert;

@@ -49,6 +49,8 @@ pub mod codec {
     pub const LZ4: u8 = 1;
     /// LZ4HC.
     pub const LZ4HC: u8 = 2;
+    /// Snappy (c-blosc 1.x chunks; Cargo feature `snappy`).
+    pub const SNAPPY: u8 = 3;
     /// zlib.
     pub const ZLIB: u8 = 4;
     /// Zstandard.
@@ -67,6 +69,8 @@ pub mod codec_format {
     pub const BLOSCLZ: u8 = 0;
     /// LZ4 / LZ4HC library.
     pub const LZ4: u8 = 1;
+    /// Snappy library (c-blosc 1.x).
+    pub const SNAPPY: u8 = 2;
     /// zlib library.
     pub const ZLIB: u8 = 3;
     /// Zstandard library.
@@ -163,4 +167,6 @@ pub mod complib {
     pub const LZ4_VERSION: &str = "1.10.0";
     /// Zstd version reported.
     pub const ZSTD_VERSION: &str = "1.5.7";
+    /// Snappy: the version of the `snap` crate that implements it.
+    pub const SNAPPY_VERSION: &str = "1.1.2";
 }

@@ -113,6 +113,8 @@ impl ChunkHeader {
             h.compcode = match format {
                 codec_format::BLOSCLZ => codec::BLOSCLZ,
                 codec_format::LZ4 => codec::LZ4,
+                #[cfg(feature = "snappy")]
+                codec_format::SNAPPY => codec::SNAPPY,
                 codec_format::ZLIB => codec::ZLIB,
                 codec_format::ZSTD => codec::ZSTD,
                 other => return Err(Error::CodecSupport(other)),
@@ -223,6 +225,8 @@ pub fn codec_format_of(compcode: u8) -> u8 {
     match compcode {
         codec::BLOSCLZ => codec_format::BLOSCLZ,
         codec::LZ4 | codec::LZ4HC => codec_format::LZ4,
+        #[cfg(feature = "snappy")]
+        codec::SNAPPY => codec_format::SNAPPY,
         codec::ZLIB => codec_format::ZLIB,
         codec::ZSTD => codec_format::ZSTD,
         _ => codec_format::UDCODEC,

@@ -1,18 +1,19 @@
 //! `blosc_compress`, `blosc_compress_ctx` and the global parameters of
 //! c-blosc 1.21.
 //!
-//! The global parameters (codec, forced block size, threads) are the ones
-//! the `blosc1_*`/`blosc2_*` functions of `global.rs` keep; only the split
-//! mode, whose default and meaning differ in 1.21, is kept here. Chunks get
+//! The forced block size and the threads are the global parameters the
+//! `blosc1_*`/`blosc2_*` functions of `global.rs` keep; the codec (which
+//! may be Snappy here) and the split mode (whose meaning differs in 1.21)
+//! are kept here. Chunks get
 //! a 16-byte header with version byte 2, 1.21's block size and its split
 //! decision, so c-blosc 1.21 reads them.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::engine::codecs;
-use crate::engine::constants::{flags, splitmode, EXTENDED_HEADER_LENGTH};
+use crate::engine::constants::{codec, flags, splitmode, EXTENDED_HEADER_LENGTH};
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result as EngineResult};
 use crate::engine::header::codec_format_of;
@@ -22,8 +23,8 @@ use super::super::boundary::{bytes, bytes_mut, c_str, ffi_boundary};
 use super::super::convert::build_filters;
 use super::super::env;
 use super::super::global::{
-    blosc1_get_blocksize, blosc1_get_compressor, blosc1_set_blocksize, blosc1_set_compressor, blosc2_destroy,
-    blosc2_free_resources, blosc2_get_nthreads, blosc2_init, blosc2_set_nthreads,
+    blosc1_get_blocksize, blosc1_set_blocksize, blosc2_destroy, blosc2_free_resources, blosc2_get_nthreads,
+    blosc2_init, blosc2_set_nthreads,
 };
 use super::rules::{self, MAX_BUFFERSIZE, MAX_OVERHEAD, MAX_THREADS, MIN_BUFFERSIZE};
 
@@ -36,6 +37,9 @@ const ERR_BAD_PARAM: c_int = -10;
 
 /// The split mode of the global functions (`blosc_set_splitmode`).
 static SPLITMODE: AtomicI32 = AtomicI32::new(splitmode::FORWARD_COMPAT);
+/// The codec of the global functions (`blosc_set_compressor`; -1 after
+/// an unknown name).
+static COMPRESSOR: AtomicI32 = AtomicI32::new(codec::BLOSCLZ as i32);
 
 /// The engine contexts of `blosc_compress`/`blosc_decompress`, reused
 /// across calls; the mutex is 1.21's global lock.
@@ -86,10 +90,10 @@ impl Request {
         }
         // Larger typesizes are a stream of bytes; 0 (which 1.21 divides
         // by) is taken as 1 too, so that readers accept the header.
-        let typesize = match i32::try_from(self.typesize) {
-            Ok(t @ 1..=rules::MAX_TYPESIZE) => t,
-            _ => 1,
-        };
+        let typesize = i32::try_from(self.typesize)
+            .ok()
+            .filter(|t| (1..=rules::MAX_TYPESIZE).contains(t))
+            .unwrap_or(1);
         let forced = i32::try_from(self.blocksize).unwrap_or(rules::MAX_BLOCKSIZE);
         let blocksize = rules::compute_blocksize(compcode, self.clevel, typesize, nbytes, forced, self.splitmode);
         let split = rules::split_block(self.splitmode, compcode, typesize, blocksize);
@@ -206,9 +210,15 @@ unsafe fn compress_with(
 
 /// The codec id the global functions use (`None`: unknown name set).
 fn global_compcode() -> Option<u8> {
-    let name = blosc1_get_compressor();
-    // SAFETY: NULL or a static NUL-terminated name.
-    unsafe { c_str(name) }.and_then(codecs::compcode)
+    u8::try_from(COMPRESSOR.load(Ordering::Relaxed)).ok()
+}
+
+/// Static C name of codec `code` (1.21's names, Snappy included).
+pub(super) fn static_compname(code: c_int) -> Option<&'static CStr> {
+    Some(match u8::try_from(code).ok()? {
+        codec::SNAPPY => c"snappy",
+        other => return super::super::global::static_compname(i32::from(other)),
+    })
 }
 
 /// Initialise the library (optional: every function works without it).
@@ -258,7 +268,7 @@ pub extern "C" fn blosc_set_nthreads(nthreads: c_int) -> c_int {
 /// was set).
 #[no_mangle]
 pub extern "C" fn blosc_get_compressor() -> *const c_char {
-    blosc1_get_compressor()
+    static_compname(COMPRESSOR.load(Ordering::Relaxed)).map_or(std::ptr::null(), CStr::as_ptr)
 }
 
 /// Select the codec of the global functions by name. Returns its code, or
@@ -268,8 +278,15 @@ pub extern "C" fn blosc_get_compressor() -> *const c_char {
 /// `compname` must be NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_compressor(compname: *const c_char) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { blosc1_set_compressor(compname) }
+    ffi_boundary!(ERR_FAILURE, {
+        blosc2_init();
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let code = unsafe { c_str(compname) }
+            .and_then(codecs::compcode)
+            .map_or(-1, c_int::from);
+        COMPRESSOR.store(code, Ordering::Relaxed);
+        code
+    })
 }
 
 /// Block size forced on the global functions (0 = automatic).
@@ -401,7 +418,6 @@ pub unsafe extern "C" fn blosc_compress_ctx(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::constants::codec;
 
     fn request(compcode: u8, clevel: c_int, typesize: usize) -> Request {
         Request {

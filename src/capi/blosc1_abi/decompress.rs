@@ -73,7 +73,7 @@ impl Header {
         let format = self.flags >> 5;
         if !matches!(
             format,
-            codec_format::BLOSCLZ | codec_format::LZ4 | codec_format::ZLIB | codec_format::ZSTD
+            codec_format::BLOSCLZ | codec_format::LZ4 | codec_format::SNAPPY | codec_format::ZLIB | codec_format::ZSTD
         ) {
             return Err(ERR_NO_CODEC);
         }

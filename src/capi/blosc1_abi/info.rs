@@ -6,14 +6,10 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 use super::super::boundary::{ffi_boundary, put};
-use super::super::misc::{
-    blosc2_compcode_to_compname, blosc2_compname_to_compcode, blosc2_get_complib_info, blosc2_list_compressors,
-};
+use super::super::misc::{blosc2_compname_to_compcode, blosc2_get_complib_info, blosc2_list_compressors};
+use super::compress::static_compname;
 use super::decompress::{Header, VERSION_FORMAT};
 use super::rules::{MAX_BUFFERSIZE, MAX_OVERHEAD};
-
-/// `BLOSC_SNAPPY`: a codec id 1.21 names but this build does not have.
-const SNAPPY: c_int = 3;
 
 /// The header at `cbuffer` when it is of the format 1.21 reads.
 ///
@@ -149,20 +145,17 @@ pub extern "C" fn blosc_get_version_string() -> *const c_char {
     c"1.21.3".as_ptr()
 }
 
-/// Name of codec `compcode` in `*compname`. Returns the code, or -1 when
-/// this build does not have it (`*compname` is still set for "snappy").
+/// Name of codec `compcode` in `*compname` (NULL when unknown). Returns
+/// the code, or -1 when unknown.
 ///
 /// # Safety
 /// `compname` must be NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_compcode_to_compname(compcode: c_int, compname: *mut *const c_char) -> c_int {
-    if compcode == SNAPPY {
-        // SAFETY: NULL or writable per the contract.
-        unsafe { put(compname, c"snappy".as_ptr()) };
-        return -1;
-    }
-    // SAFETY: forwarded contract.
-    unsafe { blosc2_compcode_to_compname(compcode, compname) }
+    let name = static_compname(compcode);
+    // SAFETY: NULL or writable per the contract.
+    unsafe { put(compname, name.map_or(std::ptr::null(), CStr::as_ptr)) };
+    name.map_or(-1, |_| compcode)
 }
 
 /// Code of the codec named `compname`, or -1 when this build does not

@@ -2,12 +2,11 @@
 //! `libblosc.so.1` under the Cargo feature `abi-blosc1`.
 //!
 //! The 25 `blosc_*` functions of 1.21, over the same engine and global
-//! parameters as the `blosc1_*` functions of C-Blosc2. Chunks are written
-//! the way 1.21 writes them (16-byte header, format version 2, its block
-//! sizes and split rule) and read as 1.21 reads them (version 2 only, its
-//! header checks and return codes). Snappy, which 1.21 may be built with,
-//! is not available: its chunks are refused with -5, as a 1.21 built
-//! without it does.
+//! parameters as the `blosc1_*` functions of C-Blosc2, with the Snappy
+//! codec 1.21 has (the feature brings `snappy`). Chunks are written the
+//! way 1.21 writes them (16-byte header, format version 2, its block sizes
+//! and split rule) and read as 1.21 reads them (version 2 only, its header
+//! checks and return codes).
 //!
 //! The library exports 1.21's symbols only: every other `#[no_mangle]`
 //! function of `src/capi` is marked hidden by `blosc1_hidden.s`, which

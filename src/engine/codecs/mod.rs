@@ -6,6 +6,8 @@
 pub mod blosclz;
 pub mod lz4;
 pub mod lz4hc;
+#[cfg(feature = "snappy")]
+pub mod snappy;
 pub mod zlib;
 pub mod zstd;
 
@@ -41,6 +43,8 @@ pub fn compress_stream(
         codec::BLOSCLZ => blosclz::compress(clevel, src, dst),
         codec::LZ4 => lz4::compress(10 - i32::from(clevel.min(9)), src, dst, d),
         codec::LZ4HC => lz4hc::compress(i32::from(clevel), src, dst, d),
+        #[cfg(feature = "snappy")]
+        codec::SNAPPY => snappy::compress(src, dst),
         codec::ZLIB => zlib::compress(clevel, src, dst)?,
         codec::ZSTD => scratch.zstd.compress(clevel, src, dst, d)?,
         other => return Err(Error::CodecSupport(other)),
@@ -62,6 +66,8 @@ pub fn decompress_stream(
     let n = match format {
         codec_format::BLOSCLZ => blosclz::decompress(src, dst),
         codec_format::LZ4 => lz4::decompress(src, dst, d),
+        #[cfg(feature = "snappy")]
+        codec_format::SNAPPY => snappy::decompress(src, dst),
         codec_format::ZLIB => zlib::decompress(src, dst),
         codec_format::ZSTD => scratch.zstd.decompress(src, dst, d),
         other => return Err(Error::CodecSupport(other)),
@@ -73,7 +79,11 @@ pub fn decompress_stream(
 }
 
 /// Names of the built-in codecs, as `blosc2_list_compressors` lists them.
+#[cfg(not(feature = "snappy"))]
 pub const COMPRESSOR_LIST: &str = "blosclz,lz4,lz4hc,zlib,zstd";
+/// Names of the built-in codecs, Snappy included.
+#[cfg(feature = "snappy")]
+pub const COMPRESSOR_LIST: &str = "blosclz,lz4,lz4hc,snappy,zlib,zstd";
 
 /// Name of a built-in codec id.
 pub fn compname(compcode: u8) -> Option<&'static str> {
@@ -81,6 +91,8 @@ pub fn compname(compcode: u8) -> Option<&'static str> {
         codec::BLOSCLZ => "blosclz",
         codec::LZ4 => "lz4",
         codec::LZ4HC => "lz4hc",
+        #[cfg(feature = "snappy")]
+        codec::SNAPPY => "snappy",
         codec::ZLIB => "zlib",
         codec::ZSTD => "zstd",
         _ => return None,
@@ -93,6 +105,8 @@ pub fn compcode(name: &str) -> Option<u8> {
         "blosclz" => codec::BLOSCLZ,
         "lz4" => codec::LZ4,
         "lz4hc" => codec::LZ4HC,
+        #[cfg(feature = "snappy")]
+        "snappy" => codec::SNAPPY,
         "zlib" => codec::ZLIB,
         "zstd" => codec::ZSTD,
         _ => return None,
@@ -105,6 +119,8 @@ pub fn complib_info(name: &str) -> Option<(&'static str, String)> {
     Some(match compcode(name)? {
         codec::BLOSCLZ => ("BloscLZ", complib::BLOSCLZ_VERSION.to_string()),
         codec::LZ4 | codec::LZ4HC => ("LZ4", complib::LZ4_VERSION.to_string()),
+        #[cfg(feature = "snappy")]
+        codec::SNAPPY => ("Snappy", complib::SNAPPY_VERSION.to_string()),
         codec::ZLIB => ("Zlib", zlib::version()),
         codec::ZSTD => ("Zstd", complib::ZSTD_VERSION.to_string()),
         _ => return None,
