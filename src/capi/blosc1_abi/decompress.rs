@@ -239,3 +239,47 @@ pub unsafe extern "C" fn blosc_getitem(src: *const c_void, start: c_int, nitems:
         v1_code(ctx.getitem(s, start, stop - start, d))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Damaged chunks give an error code or some bytes, never a crash:
+    /// every byte but the compressed size (which the caller vouches for)
+    /// is flipped in turn, over chunks of each filter.
+    #[test]
+    fn damaged_chunks_are_refused_safely() {
+        let src: Vec<u8> = (0..20_000u32).flat_map(|i| (i / 5).to_le_bytes()).collect();
+        let mut dest = vec![0u8; src.len()];
+        for (doshuffle, compressor) in [(0, c"blosclz"), (1, c"lz4"), (2, c"zstd"), (1, c"snappy")] {
+            let mut chunk = vec![0u8; src.len() + 16];
+            // SAFETY: live buffers of the sizes passed; a static name.
+            let n = unsafe {
+                super::super::compress::blosc_compress_ctx(
+                    5,
+                    doshuffle,
+                    4,
+                    src.len(),
+                    src.as_ptr().cast(),
+                    chunk.as_mut_ptr().cast(),
+                    chunk.len(),
+                    compressor.as_ptr(),
+                    0,
+                    1,
+                )
+            };
+            assert!(n > 16, "{compressor:?}: {n}");
+            chunk.truncate(n as usize);
+            for at in (0..chunk.len()).filter(|at| !(12..16).contains(at)).step_by(7) {
+                let mut bad = chunk.clone();
+                bad[at] ^= 0x5A;
+                // SAFETY: `bad` holds the whole chunk its header describes.
+                let rc = unsafe { blosc_decompress_ctx(bad.as_ptr().cast(), dest.as_mut_ptr().cast(), dest.len(), 1) };
+                assert!(rc <= src.len() as c_int);
+                // SAFETY: as above; `dest` holds any 10 items.
+                let rc = unsafe { blosc_getitem(bad.as_ptr().cast(), 5, 10, dest.as_mut_ptr().cast()) };
+                assert!(rc <= 40);
+            }
+        }
+    }
+}
