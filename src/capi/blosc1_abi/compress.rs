@@ -4,9 +4,8 @@
 //! The forced block size and the threads are the global parameters the
 //! `blosc1_*`/`blosc2_*` functions of `global.rs` keep; the codec (which
 //! may be Snappy here) and the split mode (whose meaning differs in 1.21)
-//! are kept here. Chunks get
-//! a 16-byte header with version byte 2, 1.21's block size and its split
-//! decision, so c-blosc 1.21 reads them.
+//! are kept here. Chunks get a 16-byte header with version byte 2, 1.21's
+//! block size and its split decision, so c-blosc 1.21 reads them.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -64,6 +63,13 @@ pub(super) fn v1_code(r: EngineResult<usize>) -> c_int {
         Err(Error::CodecSupport(_)) => ERR_NO_CODEC,
         Err(_) => ERR_FAILURE,
     }
+}
+
+/// True when the two buffers share bytes (which 1.21 forbids, and which
+/// the slices made of them must not do).
+pub(super) fn overlap(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (a.as_ptr_range(), b.as_ptr_range());
+    a.start < b.end && b.start < a.end
 }
 
 /// One compression request, after the environment overrides.
@@ -171,6 +177,9 @@ unsafe fn compress_with(
     let Ok(d) = (unsafe { bytes_mut(dest, destlen as i64) }) else {
         return ERR_FAILURE;
     };
+    if overlap(s, d) {
+        return ERR_FAILURE;
+    }
     let flags_if_memcpyed = memcpyed_flags(&cp, req.doshuffle);
     let mut owned;
     let ctx = match ctx {

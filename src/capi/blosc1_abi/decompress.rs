@@ -12,7 +12,9 @@ use crate::engine::params::DParams;
 
 use super::super::boundary::{bytes, bytes_mut, ffi_boundary};
 use super::super::env;
-use super::compress::{blosc_get_nthreads, blosc_set_nthreads, global_contexts, v1_code, ERR_FAILURE, ERR_NO_CODEC};
+use super::compress::{
+    blosc_get_nthreads, blosc_set_nthreads, global_contexts, overlap, v1_code, ERR_FAILURE, ERR_NO_CODEC,
+};
 use super::rules::{MAX_BLOCKSIZE, MAX_OVERHEAD, MAX_THREADS};
 
 /// The only chunk format version 1.21 reads and writes.
@@ -120,6 +122,9 @@ unsafe fn decompress_with(ctx: &mut Context, src: *const c_void, dest: *mut c_vo
     let Ok(d) = (unsafe { bytes_mut(dest, destlen as i64) }) else {
         return ERR_FAILURE;
     };
+    if overlap(s, d) {
+        return ERR_FAILURE;
+    }
     if h.memcpyed() {
         // Stored as is: whatever codec the flags name (even one this build
         // lacks, such as Snappy) is not needed.
@@ -230,6 +235,9 @@ pub unsafe extern "C" fn blosc_getitem(src: *const c_void, start: c_int, nitems:
         let Ok(d) = (unsafe { bytes_mut(dest, want) }) else {
             return ERR_FAILURE;
         };
+        if overlap(s, d) {
+            return ERR_FAILURE;
+        }
         if h.memcpyed() {
             let at = MIN_HEADER_LENGTH + (start * ts) as usize;
             d.copy_from_slice(&s[at..at + d.len()]);
