@@ -10,6 +10,14 @@
 #   4. the README's shell example with the installed blosc2 tool;
 #   5. capi-tests/swapin/run.sh against P/lib: programs built against the
 #      reference C-Blosc2 3.3.5 run with our libblosc2.so.9.
+#   6. the older ABIs: a second install with -DBLOSC2_ABI_V2=ON (and
+#      -DBLOSC1_ABI=ON once include/blosc1/blosc.h exists) into P2: the
+#      names, links and SONAMEs (readelf -d) of libblosc2.so.7 and
+#      libblosc.so.1 next to an unchanged libblosc2.so.9, the headers,
+#      `pkg-config blosc2-v2`, and capi-tests/v2/swapin.sh against P2/lib
+#      (programs built against the real C-Blosc2 2.23.1). Step 1 checks that
+#      the default install has none of them. BLOSC2_INSTALL_OLDER_ABIS=0
+#      skips step 6.
 #
 # cmake's cargo build uses $CARGO_TARGET_DIR (default target/), so it does
 # nothing when `cargo build --release` has just run. BLOSC2_INSTALL_KEEP=1
@@ -76,6 +84,9 @@ else
 fi
 cmp -s "$root/include/blosc2.h" "$prefix/include/blosc2.h" && pass "installed blosc2.h is include/blosc2.h" ||
     fail "installed blosc2.h differs from include/blosc2.h"
+for f in lib/libblosc2.so.7 lib/libblosc.so.1 lib/libblosc.so include/v2 include/blosc.h; do
+    [[ ! -e "$prefix/$f" ]] && pass "default install has no $f" || fail "default install has $f"
+done
 
 # --- 2. CMake consumer --------------------------------------------------------------
 echo "== capi-tests/cmake_consumer: find_package(Blosc2 REQUIRED)"
@@ -151,6 +162,72 @@ if "$root/capi-tests/swapin/run.sh" "$prefix/lib"; then
     pass "swap-in"
 else
     fail "swap-in"
+fi
+
+# --- 6. the older ABIs ------------------------------------------------------------------
+# link_to PATH TARGET: PATH is a symlink to TARGET.
+link_to() {
+    [[ -L "$prefix2/$1" && "$(readlink "$prefix2/$1")" == "$2" ]] && pass "$1 -> $2" || fail "$1 is not a link to $2"
+}
+# soname_of PATH SONAME: PATH is a regular file with that SONAME.
+soname_of() {
+    if [[ -f "$prefix2/$1" && ! -L "$prefix2/$1" ]] &&
+        readelf -d "$prefix2/$1" | grep -q "SONAME.*\[${2//./\\.}\]"; then
+        pass "$1 has SONAME $2"
+    else
+        fail "$1 is missing or has no SONAME $2"
+    fi
+}
+if [[ "${BLOSC2_INSTALL_OLDER_ABIS:-1}" != 0 ]]; then
+    # The dev profile reuses the debug builds `cargo test` made in
+    # $CARGO_TARGET_DIR/abi-v2 and abi-blosc1 (tests/capi_v2.rs,
+    # tests/capi_blosc1.rs): names, links and SONAMEs do not depend on it,
+    # and two more release builds would cost CI ~10 minutes.
+    abi_opts=(-DBLOSC2_OLDER_ABIS_PROFILE=dev -DBLOSC2_ABI_V2=ON)
+    [[ -f "$root/include/blosc1/blosc.h" ]] && abi_opts+=(-DBLOSC1_ABI=ON)
+    echo "== cmake ${abi_opts[*]} && cmake --build && cmake --install --prefix P2"
+    prefix2="$work/prefix-abis"
+    cmake -S "$root" -B "$work/build-abis" "${abi_opts[@]}" >"$work/configure-abis.log" 2>&1 ||
+        { cat "$work/configure-abis.log"; exit 1; }
+    cmake --build "$work/build-abis"
+    cmake --install "$work/build-abis" --prefix "$prefix2" >"$work/install-abis.log"
+    sed 's/^/  /' "$work/install-abis.log"
+    soname_of lib/libblosc2.so.3.3.5 libblosc2.so.9
+    link_to lib/libblosc2.so.9 libblosc2.so.3.3.5
+    link_to lib/libblosc2.so libblosc2.so.9
+    soname_of lib/libblosc2.so.2.23.1 libblosc2.so.7
+    link_to lib/libblosc2.so.7 libblosc2.so.2.23.1
+    link_to lib/blosc2-v2/libblosc2.so ../libblosc2.so.7
+    cmp -s "$root/include/blosc2.h" "$prefix2/include/blosc2.h" && pass "include/blosc2.h is still 3.3's" ||
+        fail "include/blosc2.h is not 3.3's"
+    diff -r "$root/include/v2" "$prefix2/include/v2" >/dev/null && pass "include/v2 installed" ||
+        fail "include/v2 differs from the source's"
+    pc_v2="$(PKG_CONFIG_PATH="$prefix2/lib/pkgconfig" pkg-config --modversion blosc2-v2 || true)"
+    [[ "$pc_v2" == 2.23.1 ]] && pass "pkg-config --modversion blosc2-v2 = 2.23.1" ||
+        fail "pkg-config --modversion blosc2-v2 = '$pc_v2'"
+    # A 2.23 program built with pkg-config links libblosc2.so.7 and runs.
+    # shellcheck disable=SC2046
+    if cc -std=c11 -O1 -I"$root/capi-tests" -o "$work/schunk_meta_v2" "$root/capi-tests/v2/schunk_meta.c" \
+        $(PKG_CONFIG_PATH="$prefix2/lib/pkgconfig" pkg-config --cflags --libs blosc2-v2) &&
+        readelf -d "$work/schunk_meta_v2" | grep -q 'NEEDED.*\[libblosc2\.so\.7\]' &&
+        LD_LIBRARY_PATH="$prefix2/lib" "$work/schunk_meta_v2" >/dev/null; then
+        pass "pkg-config blosc2-v2 consumer needs libblosc2.so.7 and runs"
+    else
+        fail "pkg-config blosc2-v2 consumer"
+    fi
+    if [[ -f "$root/include/blosc1/blosc.h" ]]; then
+        soname_of lib/libblosc.so.1.21.3 libblosc.so.1
+        link_to lib/libblosc.so.1 libblosc.so.1.21.3
+        link_to lib/libblosc.so libblosc.so.1
+        cmp -s "$root/include/blosc1/blosc.h" "$prefix2/include/blosc.h" && pass "include/blosc.h installed" ||
+            fail "include/blosc.h differs from include/blosc1/blosc.h"
+    fi
+    echo "== capi-tests/v2/swapin.sh $prefix2/lib"
+    if "$root/capi-tests/v2/swapin.sh" "$prefix2/lib"; then
+        pass "2.23 swap-in"
+    else
+        fail "2.23 swap-in"
+    fi
 fi
 
 echo "install: $passed passed, $failed failed"
