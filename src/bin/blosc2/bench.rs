@@ -23,6 +23,7 @@
 
 mod data;
 mod measure;
+mod memory;
 mod ndslice;
 mod reference;
 
@@ -56,6 +57,8 @@ const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--
   --cell-seconds S time budget of one cell; slow cells time fewer chunks
                    (default 0.7; 0.25 with --quick)
   --list           print the cell ids and exit
+  --memory         instead of the matrix: peak memory of a 1 GiB super-chunk round
+                   trip, ours and the reference's, each in a child process
 
 cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage|slice]";
 
@@ -69,6 +72,8 @@ struct Options {
     filters: Vec<Vec<String>>,
     cell_seconds: f64,
     list: bool,
+    memory: bool,
+    memory_child: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -82,6 +87,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         filters: Vec::new(),
         cell_seconds: 0.0,
         list: false,
+        memory: false,
+        memory_child: None,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str| -> Result<f64, String> {
@@ -101,6 +108,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--cell-seconds" => o.cell_seconds = num(it.next(), "--cell-seconds")?,
             "--quick" => o.quick = true,
             "--list" => o.list = true,
+            "--memory" => o.memory = true,
+            "--memory-child" => o.memory_child = Some(it.next().ok_or("--memory-child needs a side")?.clone()),
             "--csv" => o.csv = Some(PathBuf::from(it.next().ok_or("--csv needs a file name")?)),
             "--filter" => {
                 let t = it.next().ok_or("--filter needs terms")?;
@@ -481,6 +490,12 @@ fn csv_row(r: &Row) -> String {
 /// Run the benchmark with the command-line `args` (after `bench`).
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
+    if let Some(who) = &o.memory_child {
+        return memory::child(who, o.reference.as_deref());
+    }
+    if o.memory {
+        return memory::run(o.reference.as_deref());
+    }
     let t_start = Instant::now();
     let lib = if o.vs_reference && !o.list {
         let path = reference::locate(o.reference.as_deref())?;

@@ -83,6 +83,33 @@ impl SChunk {
     /// Append a compressed chunk (`blosc2_schunk_append_chunk`). Returns
     /// the new number of chunks.
     pub fn append_chunk(&mut self, c: &[u8]) -> Result<i64> {
+        let (next, cb) = self.plan_append(c)?;
+        self.commit(next, Edit::Append(c), |chunks| {
+            chunks.push(c[..cb].to_vec());
+            cb as i64
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Append a chunk this super-chunk just compressed: kept as it is in
+    /// memory instead of copied (a chunk-sized temporary less per append).
+    fn append_owned(&mut self, mut c: Vec<u8>) -> Result<i64> {
+        let (next, cb) = self.plan_append(&c)?;
+        if let Backend::Chunks(chunks) = &mut self.backend {
+            c.truncate(cb);
+            c.shrink_to_fit();
+            chunks.push(c);
+            self.cbytes += cb as i64;
+            self.set_counters(next);
+            return Ok(self.nchunks());
+        }
+        self.commit(next, Edit::Append(&c), |_| 0)?;
+        Ok(self.nchunks())
+    }
+
+    /// Check chunk `c` for an append; the counters after it and its
+    /// stored size.
+    fn plan_append(&mut self, c: &[u8]) -> Result<(Next, usize)> {
         let inc = inspect(c)?;
         let nchunks = self.nchunks();
         let flags2 = self.next_flags2(&inc, (nchunks > 0).then_some(0), Error::ChunkAppend)?;
@@ -110,8 +137,7 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = nchunks;
-        self.commit(next, Edit::Append(c), |chunks| chunks.push(c[..inc.cbytes].to_vec()))?;
-        Ok(self.nchunks())
+        Ok((next, inc.cbytes))
     }
 
     /// Insert a compressed chunk before position `n`
@@ -144,7 +170,8 @@ impl SChunk {
         };
         self.current_nchunk = n;
         self.commit(next, Edit::Insert(i, c), |chunks| {
-            chunks.insert(i, c[..inc.cbytes].to_vec())
+            chunks.insert(i, c[..inc.cbytes].to_vec());
+            inc.cbytes as i64
         })?;
         Ok(self.nchunks())
     }
@@ -179,7 +206,10 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = n;
-        self.commit(next, Edit::Update(i, c), |chunks| chunks[i] = c[..inc.cbytes].to_vec())?;
+        self.commit(next, Edit::Update(i, c), |chunks| {
+            let old = std::mem::replace(&mut chunks[i], c[..inc.cbytes].to_vec());
+            inc.cbytes as i64 - old.len() as i64
+        })?;
         Ok(self.nchunks())
     }
 
@@ -195,9 +225,7 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = n;
-        self.commit(next, Edit::Delete(i), |chunks| {
-            chunks.remove(i);
-        })?;
+        self.commit(next, Edit::Delete(i), |chunks| -(chunks.remove(i).len() as i64))?;
         Ok(self.nchunks())
     }
 
@@ -236,37 +264,40 @@ impl SChunk {
             let old = std::mem::take(chunks);
             let mut old: Vec<Option<Vec<u8>>> = old.into_iter().map(Some).collect();
             *chunks = order2.iter().map(|&k| old[k].take().unwrap_or_default()).collect();
+            0
         })
     }
 
     /// Apply an edit to the backend and, only once it succeeded, to the
-    /// counters.
-    fn commit(&mut self, next: Next, edit: Edit<'_>, on_chunks: impl FnOnce(&mut Vec<Vec<u8>>)) -> Result<()> {
+    /// counters. `on_chunks` edits an in-memory chunk list and returns by
+    /// how much the stored bytes changed.
+    fn commit(&mut self, next: Next, edit: Edit<'_>, on_chunks: impl FnOnce(&mut Vec<Vec<u8>>) -> i64) -> Result<()> {
         let mut props: Props = self.props();
         props.nbytes = next.nbytes;
         props.chunksize = next.chunksize;
         props.vl_blocks = next.flags2 & blosc2_flags2::VL_BLOCKS != 0;
         match &mut self.backend {
-            Backend::Chunks(chunks) => {
-                on_chunks(chunks);
-                self.cbytes = chunks.iter().map(|c| c.len() as i64).sum();
-            }
+            Backend::Chunks(chunks) => self.cbytes += on_chunks(chunks),
             Backend::Frame(f) => {
                 f.apply(edit, &props)?;
                 self.cbytes = f.header().cbytes;
             }
         }
+        self.set_counters(next);
+        Ok(())
+    }
+
+    fn set_counters(&mut self, next: Next) {
         self.nbytes = next.nbytes;
         self.chunksize = next.chunksize;
         self.flags2 = next.flags2;
-        Ok(())
     }
 
     /// Compress `src` with the super-chunk's parameters and append it
     /// (`blosc2_schunk_append_buffer`). Returns the new number of chunks.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let c = self.compress_buffer(src, self.nchunks())?;
-        self.append_chunk(&c)
+        self.append_owned(c)
     }
 
     /// Compress `src` and insert it before position `n` (python-blosc2's
