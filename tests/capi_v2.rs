@@ -192,6 +192,11 @@ fn schunk_fields_and_inline_metalayer_reads() {
     run("schunk_meta", Abi::V2, &[]);
 }
 
+#[test]
+fn b2nd_fields_and_schunk_through_array() {
+    run("b2nd_fields", Abi::V2, &[]);
+}
+
 /// The metalayers `schunk_meta.c` writes, as `read_frame.c` arguments.
 fn schunk_meta_expectations(path: &Path) -> Vec<String> {
     let mut args = vec![path.display().to_string(), "5".into(), "100000".into()];

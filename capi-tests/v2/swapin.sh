@@ -10,9 +10,10 @@
 # `cargo build --lib --features abi-v2` into $CARGO_TARGET_DIR/abi-v2
 # (default target/abi-v2) and that library.
 #
-# Runs: layout.c and schunk_meta.c on both libraries; schunk_meta.c writes
-# a frame with each and read_frame.c reads it with the other; read_frame.c
-# reads the reference 3.3.5 frames of tests/corpus with ours. The wheel is
+# Runs: layout.c, b2nd_fields.c and schunk_meta.c on both libraries;
+# schunk_meta.c writes a frame with each and read_frame.c reads it with the
+# other; read_frame.c reads the reference 3.3.5 frames of tests/corpus with
+# ours. The wheel is
 # downloaded once with pip into $BLOSC2_V2_REFERENCE (default
 # $CARGO_TARGET_DIR/abi-v2-reference). The line "swapin-v2: N passed, N
 # failed" sums the runs up.
@@ -62,7 +63,7 @@ echo "swapin-v2: reference $ref_lib/libblosc2.so.7"
 echo "swapin-v2: ours      $(readlink -f "$ours/libblosc2.so.7")"
 
 # --- build against the reference only -------------------------------------------------
-for name in layout schunk_meta read_frame; do
+for name in layout schunk_meta b2nd_fields read_frame; do
     "$cc" -std=c11 -O1 -g -Wall -Wextra -Wno-unused-function -I"$ref_inc" -I"$root/capi-tests" \
         -o "$work/$name" "$here/$name.c" -L"$ref_lib" -lblosc2
     readelf -d "$work/$name" | grep -q 'NEEDED.*\[libblosc2\.so\.7\]' ||
@@ -89,6 +90,8 @@ run() {
 metas=(shape=93030405 answer=2a label=a27632)
 run layout-reference "$ref_lib" layout
 run layout-ours "$ours" layout
+run b2nd_fields-reference "$ref_lib" b2nd_fields
+run b2nd_fields-ours "$ours" b2nd_fields
 run schunk_meta-reference-writes "$ref_lib" schunk_meta "$work/ref.b2frame"
 run schunk_meta-ours-writes "$ours" schunk_meta "$work/ours.b2frame"
 run read_frame-ours-reads-reference "$ours" read_frame "$work/ref.b2frame" 5 100000 "${metas[@]}"
