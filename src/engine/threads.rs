@@ -57,8 +57,10 @@ impl WorkerScratch {
 }
 
 /// The shared pools: (helper threads, pool), one per count asked for.
-fn shared_pools() -> &'static Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> {
-    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+type SharedPools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+
+fn shared_pools() -> &'static SharedPools {
+    static POOLS: OnceLock<SharedPools> = OnceLock::new();
     POOLS.get_or_init(|| Mutex::new(Vec::new()))
 }
 

@@ -119,7 +119,7 @@ pub fn run(reference_path: Option<&str>) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     println!(
         "peak memory of a {} MiB super-chunk round trip ({NCHUNKS} chunks of 4 MiB, LZ4, shuffle, 2 threads, in memory):",
-        NCHUNKS * CHUNK >> 20
+        (NCHUNKS * CHUNK) >> 20
     );
     let mut deltas = Vec::new();
     for who in ["ours", "reference"] {
