@@ -78,8 +78,16 @@ fn copy_match(out: &mut [u8], op: usize, offset: usize, len: usize) {
             // Long match: whole-block copies (memmove) beat chunk loops. An
             // overlapping source holds a repeating pattern; copying from
             // `src` to a distance that is a multiple of the period keeps the
-            // phase, and each copy doubles the span to copy from.
+            // phase, and each copy doubles the span to copy from. A short
+            // period first gets 64 bytes of pattern stores, sparing the
+            // doubling its many tiny first copies (a run of one byte value
+            // would otherwise take eight memmove calls per 256 bytes).
             let mut d = op;
+            if offset < 16 {
+                copy_short_period(out, op, offset, op + 64);
+                // Keep `d - src` a multiple of the period.
+                d = op + 64 / offset * offset;
+            }
             while d < end {
                 let n = (d - src).min(end - d);
                 out.copy_within(src..src + n, d);
