@@ -3,7 +3,7 @@
 #include "test_common.h"
 
 static void run(uint8_t codec, int use_dict, int16_t nthreads, int32_t nblocks) {
-  void *srcs[64];
+  void *srcs[64] = {0}; /* the invalid-sources checks below read srcs[1] */
   int32_t sizes[64];
   int64_t total = 0;
   for (int32_t i = 0; i < nblocks; i++) {

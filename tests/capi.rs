@@ -1,5 +1,12 @@
 //! Builds the C programs of `capi-tests/` against `include/` and the
 //! freshly built `libblosc2.so`, runs them, and expects exit status 0.
+//!
+//! `BLOSC2_CAPI_SANITIZE=address,undefined` (any `-fsanitize=` list) builds
+//! the programs with those sanitizers. ASan's malloc interposition then also
+//! checks the library's heap use (the Rust side allocates through libc
+//! malloc) and LeakSanitizer reports leaks at exit; any report fails the run.
+//! `BLOSC2_CAPI_WRAPPER="valgrind --error-exitcode=1 ..."` runs every program
+//! under that command instead (used by `.ci/sanitizers.sh`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -67,11 +74,23 @@ fn remove_stale_runs(base: &Path) {
     }
 }
 
+/// The `-fsanitize=` list asked for by `BLOSC2_CAPI_SANITIZE`, if any.
+fn sanitizers() -> Option<String> {
+    std::env::var("BLOSC2_CAPI_SANITIZE")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
 /// Compile `capi-tests/<name>.c` into the private directory.
 fn compile(name: &str) -> PathBuf {
     let dir = lib_dir();
     let src = manifest_dir().join("capi-tests").join(format!("{name}.c"));
-    let exe = dir.join(name);
+    // Sanitized programs get their own name so a plain run never reuses them.
+    let exe = dir.join(if sanitizers().is_some() {
+        format!("{name}-san")
+    } else {
+        name.to_string()
+    });
     let target = option_env!("BLOSC2_BUILD_TARGET").unwrap_or("x86_64-unknown-linux-gnu");
     let compiler = cc::Build::new()
         .cargo_metadata(false)
@@ -86,8 +105,13 @@ fn compile(name: &str) -> PathBuf {
         .arg("-Wall")
         .arg("-Wextra")
         .arg("-Werror")
-        .arg("-Wno-unused-function")
-        .arg("-I")
+        .arg("-Wno-unused-function");
+    if let Some(list) = sanitizers() {
+        cmd.arg(format!("-fsanitize={list}"))
+            .arg("-fno-omit-frame-pointer")
+            .arg("-fno-sanitize-recover=all");
+    }
+    cmd.arg("-I")
         .arg(manifest_dir().join("include"))
         .arg("-I")
         .arg(manifest_dir().join("capi-tests"))
@@ -114,8 +138,27 @@ fn compile(name: &str) -> PathBuf {
 /// Compile and run `capi-tests/<name>.c` with extra environment variables.
 fn run_with_env(name: &str, envs: &[(&str, &str)]) {
     let exe = compile(name);
-    let mut cmd = Command::new(&exe);
+    let wrapper = std::env::var("BLOSC2_CAPI_WRAPPER").unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    let mut cmd = match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(&exe);
+            cmd
+        }
+        None => Command::new(&exe),
+    };
     cmd.env("LD_LIBRARY_PATH", lib_dir());
+    if sanitizers().is_some() {
+        // Keep any options the caller set; ours come last and win.
+        let asan = std::env::var("ASAN_OPTIONS").unwrap_or_default();
+        cmd.env(
+            "ASAN_OPTIONS",
+            format!("{asan}:detect_leaks=1:abort_on_error=0:exitcode=23"),
+        );
+        let ubsan = std::env::var("UBSAN_OPTIONS").unwrap_or_default();
+        cmd.env("UBSAN_OPTIONS", format!("{ubsan}:halt_on_error=1:print_stacktrace=1"));
+    }
     for var in [
         "BLOSC_CLEVEL",
         "BLOSC_SHUFFLE",
@@ -281,4 +324,9 @@ fn b2nd_storage() {
 #[test]
 fn b2nd_shape() {
     run("b2nd_shape");
+}
+
+#[test]
+fn stress_threads() {
+    run("stress_threads");
 }
