@@ -15,7 +15,7 @@ use crate::engine::params::{CParams, DParams, HeaderFormat};
 
 use super::boundary::{
     blosc1_chunk_len, bytes, bytes_mut, c_str, code_of, ffi_boundary, to_code, ERR_CODEC_SUPPORT, ERR_FAILURE,
-    ERR_INVALID_PARAM, ERR_NULL_POINTER, SUCCESS,
+    ERR_INVALID_PARAM, ERR_MAX_BUFSIZE_EXCEEDED, ERR_NULL_POINTER, SUCCESS,
 };
 use super::context::{
     blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx,
@@ -418,6 +418,10 @@ pub unsafe extern "C" fn blosc2_getitem(
 }
 
 /// Blosc1 interface of `blosc2_compress` (sizes are converted to 32 bits).
+/// 3.3.5 truncates `nbytes` to 32 bits, so 4 GiB + 100 bytes compress as
+/// 100 bytes; a size past `BLOSC2_MAX_BUFFERSIZE` is refused here instead
+/// (the code 3.3.5 gives sizes it sees as too big). A `destsize` past
+/// `INT32_MAX` is clamped: no chunk is bigger.
 ///
 /// # Safety
 /// `src` must be readable for `nbytes` bytes and `dest` writable for
@@ -432,18 +436,12 @@ pub unsafe extern "C" fn blosc1_compress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
+    let Ok(nbytes) = i32::try_from(nbytes) else {
+        return ERR_MAX_BUFSIZE_EXCEEDED;
+    };
+    let destsize = i32::try_from(destsize).unwrap_or(i32::MAX);
     // SAFETY: forwarded contract.
-    unsafe {
-        blosc2_compress(
-            clevel,
-            doshuffle,
-            typesize as i32,
-            src,
-            nbytes as i32,
-            dest,
-            destsize as i32,
-        )
-    }
+    unsafe { blosc2_compress(clevel, doshuffle, typesize as i32, src, nbytes, dest, destsize) }
 }
 
 /// Blosc1 interface of `blosc2_decompress`: the chunk size is taken from
@@ -462,7 +460,9 @@ pub unsafe extern "C" fn blosc1_decompress(src: *const c_void, dest: *mut c_void
         let len = unsafe { blosc1_chunk_len(src) };
         let srcsize = i32::try_from(len).unwrap_or(i32::MAX);
         // SAFETY: forwarded contract.
-        unsafe { blosc2_decompress(src, srcsize, dest, destsize as i32) }
+        // No chunk is bigger than INT32_MAX: a bigger `dest` is clamped
+        // rather than truncated to a negative size as 3.3.5 does.
+        unsafe { blosc2_decompress(src, srcsize, dest, i32::try_from(destsize).unwrap_or(i32::MAX)) }
     })
 }
 
