@@ -1530,7 +1530,7 @@ BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize)
 BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
 
 /**
- * The library version, "3.3.5".
+ * The library version, "2.23.1".
  */
 BLOSC_EXPORT const char *blosc2_get_version_string(void);
 

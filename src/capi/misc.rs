@@ -14,9 +14,10 @@ use super::global::static_compname;
 use super::types::{blosc2_cparams, blosc2_dparams, blosc2_io};
 use super::types_schunk::{blosc2_stdio_mmap, blosc2_storage, blosc_timestamp_t};
 
-/// The library version: "3.3.5", or "2.23.1" for the 2.23 ABI.
+/// The library version, "3.3.5".
 #[no_mangle]
 pub extern "C" fn blosc2_get_version_string() -> *const c_char {
+    // "2.23.1" in the 2.23 ABI (include/v2 says so too).
     if cfg!(feature = "abi-v2") {
         c"2.23.1".as_ptr()
     } else {
