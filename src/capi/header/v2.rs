@@ -166,7 +166,11 @@ pub fn blosc2_h(v3: &str) -> String {
         "  BLOSC2_MAXDICTSIZE = 32 * 1024,\n  BLOSC2_MINUSEFULDICT = 256,\n",
         "  BLOSC2_MAXDICTSIZE = 128 * 1024,\n",
     );
-    t = swap(&t, " * The library version, \"3.3.5\".\n", " * The library version, \"2.23.1\".\n");
+    t = swap(
+        &t,
+        " * The library version, \"3.3.5\".\n",
+        " * The library version, \"2.23.1\".\n",
+    );
     t = swap(&t, "  BLOSC2_CHUNK_BLOSC2_FLAGS2 = 0x1e,\n", "");
     t = swap(&t, "  BLOSC2_ERROR_LOCK = -37,\n", "");
     for decl in ["uint8_t flags2;", "uint8_t use_dict;", "int64_t change_tick;"] {
