@@ -151,3 +151,62 @@ fn split_block_tail_is_not_stale_scratch() {
     assert_eq!(after_other, first);
     assert_eq!(&first[1000..], &[0; 5]);
 }
+
+/// A 48-byte chunk whose header claims one 512 MiB shuffled block behind
+/// 3-byte streams: decoding reserved over 1.5 GiB of scratch before the
+/// streams were looked at (libFuzzer's 2 GiB RSS limit). Now refused.
+#[test]
+fn huge_block_claim_is_refused_without_allocating() {
+    use blosc2::capi::global::blosc2_getitem;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/chunk_decode/huge_block_claim.chunk");
+    let chunk = std::fs::read(path).expect("reproducer");
+    let mut out = [0u8; 4];
+    // SAFETY: `chunk` readable and `out` writable for the sizes passed.
+    let rc = unsafe {
+        blosc2_getitem(
+            chunk.as_ptr().cast(),
+            chunk.len() as i32,
+            0,
+            1,
+            out.as_mut_ptr().cast(),
+            4,
+        )
+    };
+    assert!(rc < 0, "getitem on a 512 MiB block claim returned {rc}");
+}
+
+/// The bound above must not refuse real chunks: blocks past 1 MiB of the
+/// most compressible data, every codec, decode whole and by items.
+#[test]
+fn big_compressible_blocks_still_decode() {
+    use blosc2::capi::global::blosc2_getitem;
+    let len = 6 << 20;
+    let ramp: Vec<u8> = (0..len).map(|i| (i / 4096) as u8).collect();
+    for data in [vec![0u8; len], vec![7u8; len], ramp] {
+        for codec in blosc2_fuzz::params::CODECS {
+            let mut cp = blosc2::capi::misc::blosc2_get_blosc2_cparams_defaults();
+            cp.compcode = codec;
+            cp.clevel = 9;
+            cp.typesize = 4;
+            cp.blocksize = 4 << 20;
+            let chunk = blosc2_fuzz::roundtrip::compress(&cp, &data).expect("compress");
+            let back = blosc2_fuzz::roundtrip::decompress(&chunk, len, 1).expect("decompress");
+            assert!(back == data, "codec {codec}");
+            let mut item = [0u8; 4];
+            let start = (len / 4 - 2) as i32;
+            // SAFETY: `chunk` readable and `item` writable for the sizes passed.
+            let rc = unsafe {
+                blosc2_getitem(
+                    chunk.as_ptr().cast(),
+                    chunk.len() as i32,
+                    start,
+                    1,
+                    item.as_mut_ptr().cast(),
+                    4,
+                )
+            };
+            assert_eq!(rc, 4, "codec {codec}: getitem");
+            assert_eq!(item[..], data[len - 8..len - 4]);
+        }
+    }
+}

@@ -4,8 +4,8 @@
 
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
-    blosc2_flags2, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE, MAX_TYPESIZE_PARAM,
-    MIN_HEADER_LENGTH,
+    blosc2_flags2, codec_format, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
+    MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
 };
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
@@ -306,6 +306,58 @@ pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Res
     Ok(true)
 }
 
+/// How many streams block `j` is stored as: one per byte of the type when
+/// split, one for the leftover block and unsplit chunks.
+fn stream_count(chunk: &Chunk<'_>, j: usize) -> usize {
+    let leftover_block = j + 1 == chunk.nblocks && chunk.leftover > 0;
+    if !chunk.hdr.dont_split() && !leftover_block {
+        chunk.spec.typesize
+    } else {
+        1
+    }
+}
+
+/// Blocks up to this size are decoded without checking their streams
+/// first: the scratch they need is small whatever the streams hold.
+const UNCHECKED_BLOCK: usize = 1 << 20;
+
+/// The most a stream of `csize` bytes can decode to: generous bounds on
+/// each codec's best ratio (LZ4 and BloscLZ about 255:1, zlib 1032:1,
+/// ZSTD about 32768:1 through RLE blocks).
+fn stream_bound(format: u8, csize: usize) -> usize {
+    let ratio = if format == codec_format::ZSTD { 1 << 16 } else { 1 << 11 };
+    csize.saturating_mul(ratio).saturating_add(1 << 16)
+}
+
+/// Refuse block `j` of `bsize` bytes when its streams cannot hold that
+/// much, before anything of its size is allocated: a crafted header can
+/// claim 512 MiB blocks behind a few bytes of streams, and decoding
+/// reserves scratch of a few times the block size. Zero and run streams
+/// fill any size, so they pass.
+pub(crate) fn check_block_fits(chunk: &Chunk<'_>, j: usize, bsize: usize) -> Result<()> {
+    if bsize <= UNCHECKED_BLOCK || chunk.special != 0 || chunk.memcpyed || chunk.hdr.vl_blocks() {
+        return Ok(());
+    }
+    let nstreams = stream_count(chunk, j);
+    let neblock = bsize / nstreams;
+    let format = chunk.hdr.codec_format();
+    let mut ip = chunk.src.get(chunk.bstart(j)?..).ok_or(Error::ReadBuffer)?;
+    for _ in 0..nstreams {
+        let csize = read_i32(ip, 0)?;
+        ip = &ip[4..];
+        if csize < 0 {
+            ip = ip.get(1..).ok_or(Error::ReadBuffer)?;
+        } else if csize > 0 {
+            let c = csize as usize;
+            if stream_bound(format, c) < neblock {
+                return Err(Error::Data("block larger than its streams can hold"));
+            }
+            ip = ip.get(c..).ok_or(Error::ReadBuffer)?;
+        }
+    }
+    Ok(())
+}
+
 /// Decode the streams of block `j` into `out` (codec output, before the
 /// filters are undone).
 fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut codecs::CodecScratch) -> Result<()> {
@@ -327,12 +379,7 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
         }
         return Ok(());
     }
-    let leftover_block = j + 1 == chunk.nblocks && chunk.leftover > 0;
-    let nstreams = if !chunk.hdr.dont_split() && !leftover_block {
-        chunk.spec.typesize
-    } else {
-        1
-    };
+    let nstreams = stream_count(chunk, j);
     let neblock = bsize / nstreams;
     if neblock == 0 {
         return Err(Error::WriteBuffer);
@@ -393,6 +440,7 @@ pub(crate) fn decode_block(
         }
         return decode_streams(chunk, j, out, &mut ws.codec);
     }
+    check_block_fits(chunk, j, bsize)?;
     ws.reserve(bsize);
     if post.is_some() {
         ws.reserve_staging(bsize);

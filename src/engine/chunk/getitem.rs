@@ -7,7 +7,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::header::ChunkHeader;
 use crate::engine::threads::WorkerScratch;
 
-use super::decompress::{copy_range, decode_block, read_header, Chunk, DecodeOptions};
+use super::decompress::{check_block_fits, copy_range, decode_block, read_header, Chunk, DecodeOptions};
 
 /// Copy items `start..start+nitems` (in units of the chunk's typesize)
 /// into `dest`. Returns the number of bytes written.
@@ -104,6 +104,7 @@ fn getitem_bytes_checked(
     let last_block = (b1 - 1) / chunk.blocksize;
     let mut block0 = Vec::new();
     if chunk.needs_block0() && last_block > 0 {
+        check_block_fits(&chunk, 0, chunk.block_len(0))?;
         block0.resize(chunk.block_len(0), 0);
         decode_block(&chunk, 0, &mut block0, None, opts, ws)?;
     }
@@ -140,6 +141,7 @@ fn decode_range(
             decode_block(chunk, j, &mut out[lo - b0..hi - b0], r, opts, ws)?;
         } else {
             if tmp.len() < blen {
+                check_block_fits(chunk, j, blen)?;
                 tmp.resize(blen, 0);
             }
             if chunk.special == special::UNINIT {
