@@ -387,7 +387,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
                 ip += 1;
                 continue;
             }
-            op = emit_literals(&input[lit..anchor], output, op)?;
+            op = emit_literals(input, lit, anchor, output, op)?;
             op = emit_match(output, op, len, d)?;
             // Hash the match boundary (clevel 9 also the next position,
             // from the same word shifted, as C does).
@@ -399,7 +399,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             ip = ip2 + 2;
             lit = ip;
         }
-        op = emit_literals(&input[lit..], output, op)?;
+        op = emit_literals(input, lit, input.len(), output, op)?;
         debug_assert!(op < maxout);
         // Format marker in the top bits of the first (literal) control byte.
         output[0] |= 1 << 5;
@@ -407,14 +407,26 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     }
 }
 
-/// Writes `lits` as literal tokens at `op`; `None` unless the result leaves
-/// at least one free byte (C's per-literal `op + 2 > op_limit` check).
+/// Writes `input[lit..anchor]` as literal tokens at `op`; `None` unless the
+/// result leaves at least one free byte (C's per-literal `op + 2 > op_limit`
+/// check).
 #[inline(always)]
-fn emit_literals(lits: &[u8], output: &mut [u8], op: usize) -> Option<usize> {
+fn emit_literals(input: &[u8], lit: usize, anchor: usize, output: &mut [u8], op: usize) -> Option<usize> {
+    let lits = &input[lit..anchor];
     let k = lits.len();
     let new_op = op + k + k.div_ceil(MAX_COPY);
     if new_op >= output.len() {
         return None;
+    }
+    if k <= 16 && lit + 16 <= input.len() && op + 17 <= output.len() {
+        // The common short run between two matches: one fixed-size copy
+        // instead of a memcpy call (the bytes written past the run are
+        // overwritten by what follows, or lie past the compressed data).
+        if k > 0 {
+            output[op] = (k - 1) as u8;
+            output[op + 1..op + 17].copy_from_slice(&input[lit..lit + 16]);
+        }
+        return Some(new_op);
     }
     let out = &mut output[op..new_op];
     let mut o = 0;
