@@ -7,7 +7,7 @@
 //! - a frame with 1,000,000 chunks builds, serializes, reopens.
 //!
 //! The tests that need more than ~3 GiB of RAM or ~30 s are `#[ignore]`d;
-//! `.ci/limits.sh` runs them with `cargo test --release --test limits --
+//! `.ci/limits.sh` runs them with `cargo test --test limits --
 //! --ignored`. Big source buffers are zero-filled `vec!`s (calloc: pages
 //! cost nothing until written) where the content does not matter.
 
