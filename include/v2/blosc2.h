@@ -1495,6 +1495,10 @@ int blosc2_getitem(const void *src,
 
 /**
  * Blosc1 interface of `blosc2_compress` (sizes are converted to 32 bits).
+ * 3.3.5 truncates `nbytes` to 32 bits, so 4 GiB + 100 bytes compress as
+ * 100 bytes; a size past `BLOSC2_MAX_BUFFERSIZE` is refused here instead
+ * (the code 3.3.5 gives sizes it sees as too big). A `destsize` past
+ * `INT32_MAX` is clamped: no chunk is bigger.
  *
  * # Safety
  * `src` must be readable for `nbytes` bytes and `dest` writable for
