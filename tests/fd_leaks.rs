@@ -19,16 +19,21 @@ use blosc2::engine::params::CParams;
 use blosc2::engine::schunk::{SChunk, Storage};
 use blosc2::{Error, Result};
 
-/// The tests count the descriptors of the whole process: one at a time.
+/// The tests count the descriptors of the whole process: one at a time,
+/// each holding this for its whole body (setup and cleanup open files too).
 static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").expect("/proc/self/fd").count()
 }
 
-/// Run `f` and check that it leaves no descriptor open.
+/// Run `f` and check that it leaves no descriptor open (call with
+/// [`serial`] held).
 fn no_fd_leak(what: &str, f: impl FnOnce()) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let before = open_fds();
     f();
     assert_eq!(open_fds(), before, "{what}: descriptors leaked");
@@ -95,6 +100,7 @@ fn open_and_read(path: &Path) {
 
 #[test]
 fn truncated_and_corrupt_frame_files() {
+    let _serial = serial();
     blosc2_init();
     let dir = scratch("corrupt");
     let good = dir.join("good.b2frame");
@@ -138,6 +144,7 @@ fn truncated_and_corrupt_frame_files() {
 
 #[test]
 fn damaged_sparse_frames() {
+    let _serial = serial();
     blosc2_init();
     let dir = scratch("sparse");
     let frame = dir.join("s.b2frame");
@@ -163,6 +170,7 @@ fn damaged_sparse_frames() {
 
 #[test]
 fn frames_where_nothing_can_be_written() {
+    let _serial = serial();
     blosc2_init();
     let dir = scratch("unwritable");
     let file = dir.join("plain-file");
@@ -281,6 +289,7 @@ impl FrameFs for FailingWrites {
 
 #[test]
 fn appends_whose_writes_fail() {
+    let _serial = serial();
     let dir = scratch("append");
     no_fd_leak("failing appends", || {
         for contiguous in [true, false] {
