@@ -241,7 +241,12 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                         Ok(())
                     })?;
                 }
-                chunk_buf.resize(chunk_len, 0);
+                if chunk_buf.len() != chunk_len {
+                    // A fresh zeroed allocation maps pages on first write
+                    // only (resize would write every byte of the chunk,
+                    // most of which a thin slice never touches).
+                    chunk_buf = vec![0u8; chunk_len];
+                }
                 let sc = a.sc.borrow_mut();
                 if sc.chunk_nbytes(p.nchunk)? as usize != chunk_len
                     || sc.decompress_chunk_masked(p.nchunk, &mut chunk_buf, skip)? != chunk_len

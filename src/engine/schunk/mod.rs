@@ -75,6 +75,10 @@ pub struct SChunk {
     /// The block size the compression context would use next: 3.3.5's
     /// context keeps the block size of the previous chunk.
     sticky_blocksize: i32,
+    /// Where chunks are compressed before their exact bytes are kept:
+    /// one chunk-sized buffer for the super-chunk's lifetime instead of a
+    /// zeroed chunk-sized allocation per chunk.
+    compress_scratch: Vec<u8>,
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
     backend: Backend,
@@ -132,6 +136,7 @@ impl SChunk {
         SChunk {
             blocksize: cparams.blocksize,
             sticky_blocksize: cparams.blocksize,
+            compress_scratch: Vec::new(),
             cctx: Context::compressor(cparams.clone()),
             dctx: Context::decompressor(dparams.clone()),
             cparams,

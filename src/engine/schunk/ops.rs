@@ -91,8 +91,8 @@ impl SChunk {
         Ok(self.nchunks())
     }
 
-    /// Append a chunk this super-chunk just compressed: kept as it is in
-    /// memory instead of copied (a chunk-sized temporary less per append).
+    /// Append a chunk this super-chunk just compressed: an in-memory list
+    /// keeps the vector itself instead of a copy of it.
     fn append_owned(&mut self, mut c: Vec<u8>) -> Result<i64> {
         let (next, cb) = self.plan_append(&c)?;
         if let Backend::Chunks(chunks) = &mut self.backend {
@@ -325,12 +325,15 @@ impl SChunk {
         self.cctx.cparams = self.cparams.clone();
         self.cctx.cparams.blocksize = self.sticky_blocksize;
         self.cctx.nchunk = nchunk;
-        let mut out = vec![0u8; src.len() + MAX_OVERHEAD];
-        let n = self.cctx.compress(src, &mut out)?;
+        let need = src.len() + MAX_OVERHEAD;
+        if self.compress_scratch.len() < need {
+            self.compress_scratch = vec![0u8; need];
+        }
+        let n = self.cctx.compress(src, &mut self.compress_scratch[..need])?;
         if n == 0 {
             return Err(Error::WriteBuffer);
         }
-        out.truncate(n);
+        let out = self.compress_scratch[..n].to_vec();
         // What 3.3.5's tuner leaves in the context: 1 for buffers smaller
         // than an item, else the block size really used.
         let ts = if self.cparams.typesize > 255 {
