@@ -63,6 +63,19 @@ pub struct Budget {
     pub seconds: f64,
 }
 
+impl Budget {
+    /// The repetitions to time after a warm-up repetition that took
+    /// `t_rep` seconds: `reps`, or fewer (whole ABBA pairs) when they
+    /// would not fit the cell's time.
+    pub fn fit(&self, reps: usize, t_rep: f64) -> usize {
+        if t_rep * reps as f64 > self.seconds {
+            even(((self.seconds / t_rep) as usize).clamp(1, reps.max(1)))
+        } else {
+            reps
+        }
+    }
+}
+
 /// Our CParams / DParams for `s`.
 pub fn our_params(s: &Settings) -> (CParams, DParams) {
     (
@@ -565,10 +578,7 @@ pub fn schunk(
         }
         drop(scs);
         if rep == 0 {
-            let t = t_rep.elapsed().as_secs_f64();
-            if t * reps as f64 > budget.seconds {
-                reps = even(((budget.seconds / t) as usize).clamp(1, reps.max(1)));
-            }
+            reps = budget.fit(reps, t_rep.elapsed().as_secs_f64());
         }
         rep += 1;
     }

@@ -153,10 +153,7 @@ pub fn slice(
         }
         drop(arrays);
         if rep == 0 {
-            let t = t_rep.elapsed().as_secs_f64();
-            if t * reps as f64 > budget.seconds {
-                reps = even(((budget.seconds / t) as usize).clamp(1, reps.max(1)));
-            }
+            reps = budget.fit(reps, t_rep.elapsed().as_secs_f64());
         }
         rep += 1;
     }
