@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t" "$work/artifacts/$t"
-  cp -r "corpus/$t/." "$work/$t/"
+  cp -r "corpus/$t/." "$work/$t/" 2>/dev/null || true  # a local fuzzer may be pruning it
   if "$bin/$t" "$work/$t" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
     -artifact_prefix="$work/artifacts/$t/" -print_final_stats=1 >"$work/$t.log" 2>&1; then
     echo "$t: $(grep -o 'number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$') executions, clean"
