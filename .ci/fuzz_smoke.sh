@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Smoke run of every cargo-fuzz target (fuzz/): ~25 s each from the seeds
+# Smoke run of every cargo-fuzz target (fuzz/): ~10 s each from the seeds
 # of tests/corpus. Skipped with a note when there is no nightly toolchain or
 # cargo-fuzz cannot be installed within 3 minutes. A crash fails the step
 # and names the input (copy it to fuzz/regressions/<target>/ once fixed).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
-seconds=${FUZZ_SMOKE_SECONDS:-25}
+seconds=${FUZZ_SMOKE_SECONDS:-10}
 targets=(chunk_decode frame_open schunk_ops roundtrip differential)
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
