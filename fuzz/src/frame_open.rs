@@ -180,7 +180,10 @@ fn vlmetalayers(sc: *mut blosc2_schunk) {
         let mut len = 0;
         // SAFETY: a name owned by the super-chunk; writable outputs.
         let rc = unsafe { blosc2_vlmeta_get(sc, name, &mut content, &mut len) };
-        if rc >= 0 && !content.is_null() {
+        // Success hands out an allocation even for empty content (as
+        // 3.3.5's malloc(0) does), which the caller frees.
+        assert!(rc < 0 || !content.is_null(), "vlmeta_get succeeded without content");
+        if rc >= 0 {
             // SAFETY: malloc'ed for us, `len` bytes.
             unsafe {
                 std::hint::black_box(std::slice::from_raw_parts(content, len.max(0) as usize).last());

@@ -257,15 +257,12 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
         });
         match r {
             Ok((i, data, len)) => {
-                let p = if data.is_empty() {
-                    ptr::null_mut()
-                } else {
-                    let p = malloc_bytes(&data);
-                    if p.is_null() {
-                        return ERR_MEMORY_ALLOC;
-                    }
-                    p
-                };
+                // An empty vlmetalayer still gets an allocation the caller
+                // frees, as 3.3.5's malloc(0) gives one.
+                let p = malloc_bytes(&data);
+                if p.is_null() {
+                    return ERR_MEMORY_ALLOC;
+                }
                 // SAFETY: both non-NULL and writable per the contract.
                 unsafe {
                     content.write(p);
