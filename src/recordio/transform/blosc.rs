@@ -225,14 +225,31 @@ impl Blosc2Config {
     }
 }
 
+/// The most a block may decode to. A 32-byte special chunk or a frame of
+/// them can claim gigabytes; a crafted block must get an error, not an
+/// allocation the size of its claim.
+pub const MAX_DECODED_BLOCK: u64 = 1 << 30;
+
+fn check_decoded_size(total: u64) -> Result<()> {
+    if total > MAX_DECODED_BLOCK {
+        return Err(Error::transform(format!(
+            "blosc2: block decodes to {total} bytes, more than {MAX_DECODED_BLOCK}"
+        )));
+    }
+    Ok(())
+}
+
 /// Decode a chunk or a frame written by [`Blosc2Config::encode`].
 pub fn decode(data: &[u8], nthreads: i16) -> Result<Vec<u8>> {
     let err = |e: crate::engine::error::Error| Error::transform(format!("blosc2: {e}"));
     if data.first() == Some(&0x9e) {
         let mut sc = SChunk::from_cframe(data.to_vec(), false).map_err(err)?;
         let n = sc.nchunks();
+        check_decoded_size(u64::try_from(sc.nbytes()).unwrap_or(u64::MAX))?;
         let mut out = Vec::new();
         for i in 0..n {
+            let len = sc.chunk_nbytes(i).map_err(err)?;
+            check_decoded_size(out.len() as u64 + u64::try_from(len).unwrap_or(u64::MAX))?;
             out.extend_from_slice(&sc.decompress_chunk_vec(i).map_err(err)?);
         }
         if out.len() as i64 != sc.nbytes() {
@@ -247,6 +264,7 @@ pub fn decode(data: &[u8], nthreads: i16) -> Result<Vec<u8>> {
             data.len()
         )));
     }
+    check_decoded_size(u64::try_from(nbytes).unwrap_or(u64::MAX))?;
     let mut out = vec![0u8; usize::try_from(nbytes).map_err(|_| Error::transform("blosc2: bad chunk size"))?];
     let mut ctx = Context::decompressor(DParams {
         nthreads,
@@ -295,6 +313,17 @@ pub(super) fn inverse(config: &str) -> Result<TransformFn> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_claiming_more_than_the_cap_are_errors() {
+        use crate::engine::chunk::{special::make_special, SpecialKind};
+        let cp = crate::engine::params::CParams::default();
+        let mut c = vec![0u8; 64];
+        let n = make_special(&cp, 1 << 20, Some(SpecialKind::Zeros), None, &mut c).unwrap();
+        assert_eq!(decode(&c[..n], 1).unwrap(), vec![0u8; 1 << 20]);
+        let n = make_special(&cp, (1 << 30) + 8, Some(SpecialKind::Zeros), None, &mut c).unwrap();
+        assert!(decode(&c[..n], 1).is_err());
+    }
 
     #[test]
     fn config_parsing() {

@@ -23,7 +23,8 @@ pub(super) fn forward(config: &str) -> Result<TransformFn> {
 
 pub(super) fn inverse(_config: &str) -> Result<TransformFn> {
     Ok(Arc::new(|input: &[&[u8]]| {
-        zlib::inflate_raw(input, usize::MAX).map_err(|e| Error::transform(format!("flate: {e}")))
+        zlib::inflate_raw(input, super::blosc::MAX_DECODED_BLOCK as usize)
+            .map_err(|e| Error::transform(format!("flate: {e}")))
     }))
 }
 

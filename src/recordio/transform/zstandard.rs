@@ -41,9 +41,16 @@ pub(super) fn inverse(_config: &str) -> Result<TransformFn> {
     Ok(Arc::new(|input: &[&[u8]]| {
         let mut dec = ::zstd::stream::read::Decoder::new(IovReader::new(input))
             .map_err(|e| Error::transform(format!("zstd: {e}")))?;
+        let cap = super::blosc::MAX_DECODED_BLOCK;
         let mut out = Vec::new();
-        dec.read_to_end(&mut out)
+        dec.take(cap + 1)
+            .read_to_end(&mut out)
             .map_err(|e| Error::transform(format!("zstd: {e}")))?;
+        if out.len() as u64 > cap {
+            return Err(Error::transform(format!(
+                "zstd: block decodes to more than {cap} bytes"
+            )));
+        }
         Ok(out)
     }))
 }
