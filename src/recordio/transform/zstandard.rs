@@ -39,7 +39,7 @@ pub(super) fn forward(config: &str) -> Result<TransformFn> {
 
 pub(super) fn inverse(_config: &str) -> Result<TransformFn> {
     Ok(Arc::new(|input: &[&[u8]]| {
-        let mut dec = ::zstd::stream::read::Decoder::new(IovReader::new(input))
+        let dec = ::zstd::stream::read::Decoder::new(IovReader::new(input))
             .map_err(|e| Error::transform(format!("zstd: {e}")))?;
         let cap = super::blosc::MAX_DECODED_BLOCK;
         let mut out = Vec::new();
