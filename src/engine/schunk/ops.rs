@@ -364,25 +364,7 @@ impl SChunk {
     /// Decompress chunk `n` into `dest` (`blosc2_schunk_decompress_chunk`).
     /// Returns the number of bytes written.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
-        self.check_index(n, false)?;
-        self.current_nchunk = n;
-        let c = match &mut self.backend {
-            Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
-            Backend::Frame(f) => f.chunk(n)?,
-        };
-        let (nbytes, cbytes, _) = chunk::cbuffer_sizes(&c)?;
-        if nbytes as usize > dest.len() {
-            return Err(Error::WriteBuffer);
-        }
-        if cbytes as usize > c.len() {
-            return Err(Error::ReadBuffer);
-        }
-        self.dctx.nchunk = n;
-        let got = self.dctx.decompress(&c, dest)?;
-        if got != nbytes as usize {
-            return Err(Error::Failure("chunk decompressed to an unexpected size"));
-        }
-        Ok(got)
+        self.decode_chunk(n, dest, None)
     }
 
     /// Decompress chunk `n` into `dest`, skipping the blocks whose
@@ -391,25 +373,44 @@ impl SChunk {
     /// whose block count differs from the mask's (one written with other
     /// block sizes, say) is decompressed whole.
     pub fn decompress_chunk_masked(&mut self, n: i64, dest: &mut [u8], maskout: Vec<bool>) -> Result<usize> {
+        self.decode_chunk(n, dest, Some(maskout))
+    }
+
+    /// Chunk `n` into `dest`, fetched once, with a block mask when it
+    /// matches the chunk's block count.
+    fn decode_chunk(&mut self, n: i64, dest: &mut [u8], maskout: Option<Vec<bool>>) -> Result<usize> {
         self.check_index(n, false)?;
+        self.current_nchunk = n;
         let c = match &mut self.backend {
             Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
             Backend::Frame(f) => f.chunk(n)?,
         };
-        let (nbytes, _, blocksize) = chunk::cbuffer_sizes(&c)?;
-        let nblocks = if blocksize > 0 {
-            (i64::from(nbytes) + i64::from(blocksize) - 1) / i64::from(blocksize)
-        } else {
-            -1
-        };
-        drop(c);
-        if nblocks == maskout.len() as i64 {
-            self.dctx.set_maskout(maskout);
+        let (nbytes, cbytes, blocksize) = chunk::cbuffer_sizes(&c)?;
+        if nbytes as usize > dest.len() {
+            return Err(Error::WriteBuffer);
         }
-        let got = self.decompress_chunk(n, dest);
-        // The mask is for this call only, even when it failed early.
+        if cbytes as usize > c.len() {
+            return Err(Error::ReadBuffer);
+        }
+        if let Some(mask) = maskout {
+            let nblocks = if blocksize > 0 {
+                (i64::from(nbytes) + i64::from(blocksize) - 1) / i64::from(blocksize)
+            } else {
+                -1
+            };
+            if nblocks == mask.len() as i64 {
+                self.dctx.set_maskout(mask);
+            }
+        }
+        self.dctx.nchunk = n;
+        // A mask is consumed by this decompression only.
+        let got = self.dctx.decompress(&c, dest);
         self.dctx.clear_maskout();
-        got
+        let got = got?;
+        if got != nbytes as usize {
+            return Err(Error::Failure("chunk decompressed to an unexpected size"));
+        }
+        Ok(got)
     }
 
     /// Decompress chunk `n` into a new vector.
