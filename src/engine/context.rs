@@ -122,6 +122,28 @@ impl Context {
         chunk::decompress(src, dest, &mut self.pool, &opts)
     }
 
+    /// Only the blocks `blocks` of a chunk, packed into `dest`
+    /// ([`chunk::decompress_blocks`]); `Ok(false)` when the chunk's blocks
+    /// are not `blocksize` bytes each.
+    pub fn decompress_blocks(
+        &mut self,
+        src: &[u8],
+        blocks: &[usize],
+        blocksize: usize,
+        dest: &mut [u8],
+    ) -> Result<bool> {
+        if self.mode != Mode::Decompress {
+            return Err(Error::InvalidParam("context is not for decompression"));
+        }
+        self.sync_threads();
+        let opts = DecodeOptions {
+            postfilter: self.dparams.postfilter.as_ref(),
+            maskout: None,
+            nchunk: self.nchunk,
+        };
+        chunk::decompress_blocks(src, blocks, blocksize, dest, &mut self.pool, &opts)
+    }
+
     /// Items `start..start+nitems` of a chunk into `dest`.
     pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dest: &mut [u8]) -> Result<usize> {
         let post = self.dparams.postfilter.clone();

@@ -9,6 +9,11 @@ use super::{Array, MAX_DIM};
 use crate::engine::error::{Error, Result};
 use crate::engine::schunk::SChunk;
 
+/// Blocks decoded per worker thread before their parts are copied out of
+/// an in-memory chunk: enough to keep the workers busy, few enough to stay
+/// in cache.
+const BLOCKS_PER_THREAD: usize = 8;
+
 /// A checked slice `[start, stop)` of an array.
 #[derive(Clone, Copy)]
 pub(super) struct Region {
@@ -228,36 +233,45 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let bufshape = &buffershape[..nd];
         let on_disk = self.schunk().on_disk();
         let mut block_buf = Vec::new();
-        let mut chunk_buf = Vec::new();
         self.parts(&r, |a, p| {
             let needed = p.nblocks(nd);
             if !on_disk {
                 // Decode the blocks needed straight from the chunk, with
-                // the context's threads, into one reused buffer.
-                let mut skip = vec![needed < nblocks; nblocks as usize];
-                if needed < nblocks {
-                    a.blocks_of(&p, &r, |nb, _, _, _| {
-                        skip[nb as usize] = false;
-                        Ok(())
-                    })?;
-                }
-                if chunk_buf.len() != chunk_len {
-                    // A fresh zeroed allocation maps pages on first write
-                    // only (resize would write every byte of the chunk,
-                    // most of which a thin slice never touches).
-                    chunk_buf = vec![0u8; chunk_len];
-                }
+                // the context's threads, a few at a time into one small
+                // reused buffer: the parts are copied out while the blocks
+                // are still in cache, and no chunk-sized buffer is cleared.
+                let mut todo = Vec::with_capacity(needed as usize);
+                a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
+                    todo.push((nb as usize, *bstart, *s0, *s1));
+                    Ok(())
+                })?;
                 let sc = a.sc.borrow_mut();
-                if sc.chunk_nbytes(p.nchunk)? as usize != chunk_len
-                    || sc.decompress_chunk_masked(p.nchunk, &mut chunk_buf, skip)? != chunk_len
-                {
+                if sc.chunk_nbytes(p.nchunk)? as usize != chunk_len {
                     return Err(Error::Data("chunk size differs from the array's"));
                 }
-                a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
-                    let off = nb as usize * block_len;
-                    let src = &chunk_buf[off..off + block_len];
-                    copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
-                })
+                let batch = BLOCKS_PER_THREAD * sc.dparams().nthreads.max(1) as usize;
+                let mut ids = Vec::with_capacity(batch);
+                for group in todo.chunks(batch) {
+                    ids.clear();
+                    ids.extend(group.iter().map(|t| t.0));
+                    if block_buf.len() < ids.len() * block_len {
+                        block_buf.resize(ids.len() * block_len, 0);
+                    }
+                    if !sc.decompress_blocks(p.nchunk, &ids, block_len, &mut block_buf)? {
+                        // Blocks of another size: the whole chunk, then the parts.
+                        let data = a.read_chunk(p.nchunk)?;
+                        return a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
+                            let off = nb as usize * block_len;
+                            let src = &data[off..off + block_len];
+                            copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
+                        });
+                    }
+                    for (k, (_, bstart, s0, s1)) in group.iter().enumerate() {
+                        let src = &block_buf[k * block_len..(k + 1) * block_len];
+                        copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)?;
+                    }
+                }
+                Ok(())
             } else if needed * frac <= nblocks {
                 // Decode only the blocks needed (from disk, only they are read).
                 let mut ranges = Vec::with_capacity(needed as usize);

@@ -339,6 +339,28 @@ fn buffer_shapes_larger_than_the_slice() {
 }
 
 #[test]
+fn a_chunk_with_other_blocks_is_read_whole() {
+    // A chunk recompressed by another writer with its own block size: a
+    // slice cannot pick its blocks, so it decodes the whole chunk.
+    let st = storage(2, false, None);
+    let p = params(st, &[9, 11], &[4, 5], &[2, 3]);
+    let m = Model::new(&[9, 11], 2, 11);
+    let mut a = Array::from_buffer(&p, &m.data).unwrap();
+    let raw = a.schunk_mut().decompress_chunk_vec(0).unwrap();
+    let cp = CParams {
+        typesize: 2,
+        blocksize: 8,
+        ..CParams::default()
+    };
+    let other = crate::engine::context::compress_vec(&cp, &raw).unwrap();
+    a.schunk_mut().update_chunk(0, &other).unwrap();
+    let mut buf = vec![0u8; 3 * 4 * 2];
+    a.get_slice_buffer(&[1, 2], &[4, 6], &mut buf, &[3, 4]).unwrap();
+    assert_eq!(buf, m.slice(&[1, 2], &[4, 6]));
+    check(&mut a, &m, "other blocks");
+}
+
+#[test]
 fn zero_dimensional_and_empty_arrays() {
     let st = storage(4, true, None);
     let p = params(st.clone(), &[], &[], &[]);

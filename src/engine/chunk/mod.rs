@@ -9,7 +9,7 @@ pub mod special;
 pub mod vlblocks;
 
 pub use compress::compress;
-pub use decompress::{decompress, read_header, DecodeOptions};
+pub use decompress::{decompress, decompress_blocks, read_header, DecodeOptions};
 pub use getitem::{getitem, getitem_bytes};
 pub use special::{make_special, SpecialKind};
 pub use vlblocks::{vl_nblocks, vlcompress, vldecompress, vldecompress_block};

@@ -277,3 +277,50 @@ fn blosc1_headers_round_trip() {
         }
     }
 }
+
+#[test]
+fn decompress_blocks_packs_the_blocks_asked_for() {
+    // 300_000 bytes in 16 KiB blocks: 19 blocks, the last one partial.
+    let src = data(300_000, 0);
+    let bs = 16 * 1024;
+    let mut chunks = Vec::new();
+    for (clevel, f) in [
+        (5, [0, 0, 0, 0, 0, 1]),
+        (5, [0, 0, 0, 0, 3, 1]),
+        (0, [0, 0, 0, 0, 0, 0]),
+    ] {
+        let mut p = cp(codec::LZ4, clevel, 4, f, splitmode::FORWARD_COMPAT, 1);
+        p.blocksize = bs as i32;
+        chunks.push(compress_vec(&p, &src).unwrap());
+    }
+    let mut p = cp(codec::LZ4, 5, 4, [0; 6], splitmode::FORWARD_COMPAT, 1);
+    p.blocksize = bs as i32;
+    for (kind, value) in [(Some(SpecialKind::Zeros), None), (None, Some(&[1u8, 2, 3, 4][..]))] {
+        let mut c = vec![0u8; 64];
+        let n = make_special(&p, 300_000, kind, value, &mut c).unwrap();
+        c.truncate(n);
+        chunks.push(c);
+    }
+    for threads in [1i16, 3] {
+        let mut ctx = Context::decompressor(DParams {
+            nthreads: threads,
+            ..DParams::default()
+        });
+        for ch in &chunks {
+            let all = decompress_vec(ch).unwrap();
+            for blocks in [vec![0usize], vec![18, 3, 0], vec![7, 7, 18, 1, 2, 5, 9]] {
+                let mut out = vec![0xAAu8; blocks.len() * bs + 5];
+                assert!(ctx.decompress_blocks(ch, &blocks, bs, &mut out).unwrap());
+                for (k, &j) in blocks.iter().enumerate() {
+                    let want = &all[j * bs..((j + 1) * bs).min(all.len())];
+                    assert_eq!(&out[k * bs..k * bs + want.len()], want, "block {j}");
+                }
+            }
+            // Another block size, a block out of range, a short buffer.
+            let mut out = vec![0u8; 2 * bs];
+            assert!(!ctx.decompress_blocks(ch, &[0], bs / 2, &mut out).unwrap());
+            assert!(ctx.decompress_blocks(ch, &[19], bs, &mut out).is_err());
+            assert!(ctx.decompress_blocks(ch, &[0, 1, 2], bs, &mut out).is_err());
+        }
+    }
+}

@@ -2,6 +2,8 @@
 //! size announced before the first chunk, reading only some blocks of a
 //! chunk, and following changes another handle made on disk.
 
+use std::borrow::Cow;
+
 use super::{Backend, SChunk};
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::FrameKind;
@@ -24,6 +26,20 @@ impl SChunk {
     /// Whether the super-chunk lives in a file or a sparse directory.
     pub fn on_disk(&self) -> bool {
         matches!(&self.backend, Backend::Frame(f) if !matches!(f.kind(), FrameKind::Memory))
+    }
+
+    /// Decode only the blocks `blocks` of chunk `n`, block `blocks[k]`
+    /// into `dest[k * blocksize..]`, with the context's threads. `Ok(false)`
+    /// (nothing written) when the chunk's blocks are not `blocksize` bytes.
+    pub fn decompress_blocks(&mut self, n: i64, blocks: &[usize], blocksize: usize, dest: &mut [u8]) -> Result<bool> {
+        self.check_index(n, false)?;
+        self.current_nchunk = n;
+        let c = match &mut self.backend {
+            Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
+            Backend::Frame(f) => f.chunk(n)?,
+        };
+        self.dctx.nchunk = n;
+        self.dctx.decompress_blocks(&c, blocks, blocksize, dest)
     }
 
     /// Decode the byte ranges `ranges` (`(start, len)`, each within the

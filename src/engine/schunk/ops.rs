@@ -39,7 +39,7 @@ struct Next {
 }
 
 impl SChunk {
-    fn check_index(&self, n: i64, allow_end: bool) -> Result<usize> {
+    pub(super) fn check_index(&self, n: i64, allow_end: bool) -> Result<usize> {
         let nchunks = self.nchunks();
         if n < 0 || n > nchunks || (n == nchunks && !allow_end) {
             return Err(Error::InvalidParam("nchunk out of range"));

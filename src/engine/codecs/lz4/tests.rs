@@ -641,6 +641,25 @@ const C_HC4_SALAD_DICT: &[u8] = &[
     0x50, 0x64, 0x6f, 0x6c, 0x6f, 0x72,
 ];
 
+/// Runs of every period from 1 to 17 (matches at short offsets, which the
+/// fast loop stores as patterns), between random stretches (long literal
+/// runs).
+fn short_periods(n: usize, rng: &mut Rng) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n + 600);
+    while v.len() < n {
+        let period = 1 + rng.below(17);
+        let unit: Vec<u8> = (0..period).map(|_| rng.next() as u8).collect();
+        for _ in 0..1 + rng.below(300) {
+            v.push(unit[v.len() % period]);
+        }
+        for _ in 0..rng.below(3) * rng.below(200) {
+            v.push(rng.next() as u8);
+        }
+    }
+    v.truncate(n);
+    v
+}
+
 /// The unchecked hot loop against its checked twin, and the decoder with it
 /// against the all-safe decoder, on valid blocks and mutations of them.
 #[test]
@@ -650,7 +669,9 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
     let mut rng = Rng(0xFA57_100F);
     let dict = salad(2000, 5);
     for n in [100usize, 3000, 70_000] {
-        for (name, data, _) in corpus(n) {
+        let mut sets: Vec<(&str, Vec<u8>)> = corpus(n).into_iter().map(|(name, d, _)| (name, d)).collect();
+        sets.push(("short-periods", short_periods(n, &mut rng)));
+        for (name, data) in sets {
             for f in [&fast(1) as &Compressor, &fast(9), &hc(9)] {
                 for d in [None, Some(&dict[..])] {
                     let block = roundtrip(f, &data, d);
