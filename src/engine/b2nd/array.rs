@@ -400,9 +400,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
 
     /// Compress `data` (one extended chunk) and store it as chunk `n`.
     pub(super) fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
-        let sc = self.sc.borrow_mut();
-        let c = sc.compress_buffer(data, n)?;
-        sc.update_chunk(n, &c)?;
+        self.sc.borrow_mut().update_buffer(n, data)?;
         Ok(())
     }
 

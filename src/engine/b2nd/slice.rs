@@ -161,6 +161,16 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         })
     }
 
+    /// Whether chunk part `p` holds padding: bytes for items past the
+    /// array's shape or past the chunk shape (blocks that do not tile it).
+    fn has_padding(&self, p: &ChunkPart) -> bool {
+        let g = &self.geom;
+        (0..g.ndim).any(|i| {
+            let cs = i64::from(g.chunkshape[i]);
+            p.chunk_stop[i] - p.chunk_start[i] != cs || cs % i64::from(g.blockshape[i]) != 0
+        })
+    }
+
     /// 3.3.5's fast path: the region is exactly one whole chunk stored in
     /// C order (blocks split only the first dimensions), and the buffer
     /// has the region's shape. Returns the chunk index.
@@ -323,11 +333,22 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let block_len = self.geom.block_nbytes(self.typesize())?;
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
+        // One buffer for the chunks the region covers whole. Its padding
+        // must be zeros; a chunk without padding is overwritten entirely,
+        // so only the others need it cleared again.
+        let mut whole = Vec::new();
         self.parts(&r, |a, p| {
-            let mut data = if p.covered {
-                vec![0u8; chunk_len]
+            let mut read;
+            let data = if p.covered {
+                if whole.len() != chunk_len {
+                    whole = vec![0u8; chunk_len];
+                } else if a.has_padding(&p) {
+                    whole.fill(0);
+                }
+                &mut whole
             } else {
-                a.read_chunk(p.nchunk)?
+                read = a.read_chunk(p.nchunk)?;
+                &mut read
             };
             a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
                 let off = nb as usize * block_len;
@@ -352,7 +373,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                     &dst_start[..nd],
                 )
             })?;
-            a.write_chunk(p.nchunk, &data)
+            a.write_chunk(p.nchunk, data)
         })
     }
 

@@ -179,6 +179,34 @@ impl SChunk {
     /// Replace chunk `n` (`blosc2_schunk_update_chunk`). Returns the
     /// number of chunks.
     pub fn update_chunk(&mut self, n: i64, c: &[u8]) -> Result<i64> {
+        let (i, next, cb) = self.plan_update(n, c)?;
+        self.current_nchunk = n;
+        self.commit(next, Edit::Update(i, c), |chunks| {
+            let old = std::mem::replace(&mut chunks[i], c[..cb].to_vec());
+            cb as i64 - old.len() as i64
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Replace chunk `n` with one this super-chunk just compressed: an
+    /// in-memory list keeps the vector itself instead of a copy of it.
+    pub(crate) fn update_owned(&mut self, n: i64, mut c: Vec<u8>) -> Result<i64> {
+        let (i, next, cb) = self.plan_update(n, &c)?;
+        self.current_nchunk = n;
+        if let Backend::Chunks(chunks) = &mut self.backend {
+            c.truncate(cb);
+            let old = std::mem::replace(&mut chunks[i], c);
+            self.cbytes += cb as i64 - old.len() as i64;
+            self.set_counters(next);
+            return Ok(self.nchunks());
+        }
+        self.commit(next, Edit::Update(i, &c), |_| 0)?;
+        Ok(self.nchunks())
+    }
+
+    /// Check chunk `c` for replacing chunk `n`: its index, the counters
+    /// after it and its stored size.
+    fn plan_update(&mut self, n: i64, c: &[u8]) -> Result<(usize, Next, usize)> {
         let i = self.check_index(n, false)?;
         let inc = inspect(c)?;
         let nchunks = self.nchunks();
@@ -205,12 +233,7 @@ impl SChunk {
             chunksize: if variable { 0 } else { chunksize },
             flags2,
         };
-        self.current_nchunk = n;
-        self.commit(next, Edit::Update(i, c), |chunks| {
-            let old = std::mem::replace(&mut chunks[i], c[..inc.cbytes].to_vec());
-            inc.cbytes as i64 - old.len() as i64
-        })?;
-        Ok(self.nchunks())
+        Ok((i, next, inc.cbytes))
     }
 
     /// Remove chunk `n` (`blosc2_schunk_delete_chunk`). Returns the new
@@ -311,7 +334,7 @@ impl SChunk {
     /// `update_data`). Returns the number of chunks.
     pub fn update_buffer(&mut self, n: i64, src: &[u8]) -> Result<i64> {
         let c = self.compress_buffer(src, n)?;
-        self.update_chunk(n, &c)
+        self.update_owned(n, c)
     }
 
     /// Compress one buffer with the super-chunk's compression context, as
