@@ -582,6 +582,12 @@ pub(crate) fn decompress_chunk(
         }
         return Ok(nbytes);
     }
+    if chunk.memcpyed && !chunk.hdr.vl_blocks() && opts.postfilter.is_none() && opts.maskout.is_none() {
+        // One copy on the calling thread: splitting a memory-bound copy
+        // across threads only adds their wake-up to it.
+        copy_range(chunk, 0, dest)?;
+        return Ok(nbytes);
+    }
     if chunk.hdr.vl_blocks() {
         let mut rest = &mut dest[..];
         let mut pieces = Vec::with_capacity(chunk.nblocks);
