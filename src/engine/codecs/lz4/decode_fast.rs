@@ -1,21 +1,25 @@
 //! The LZ4 decoder's hot loop without per-copy bounds checks.
 //!
 //! Most sequences of a block are short: fewer than 15 literals and a match
-//! at least 8 bytes back. For those, one comparison per sequence (input and
+//! of at most 18 bytes. For those, one comparison per sequence (input and
 //! output both have tens of bytes of room) proves every access in bounds, so
 //! the copies can be fixed-size unaligned loads and stores, as C's LZ4 does.
 //! The safe decoder spent a third of its instructions re-checking what this
-//! single test already guarantees.
+//! single test already guarantees. A match under 8 bytes back (a short
+//! period, frequent in the byte streams of shuffled numeric data) is stored
+//! as a 16-byte repeated pattern, twice.
 //!
 //! [`run`] decodes such sequences and stops before the first one it does not
-//! handle (long literal run, short or out-of-window offset, too close to an
-//! end, long match without room for its wild copy); the safe loop in
-//! `decode.rs` takes that one and calls back. [`run_checked`] is the same
-//! loop with indexing, compared with [`run`] in the tests.
+//! handle (long literal run, long match with a short period, offset
+//! reaching before the output, too close to an end, long match without room
+//! for its wild copy); the safe loop in `decode.rs` takes that one and calls
+//! back. [`run_checked`] is the same loop with indexing, compared with
+//! [`run`] in the tests.
 
 #![allow(unsafe_code)]
 
 use super::block::MIN_MATCH;
+use super::decode::{pattern16, PATTERN_STEP};
 
 /// Input bytes the fast path needs from a token on: the token, up to 14
 /// literals read as one 16-byte chunk, and the 2-byte offset.
@@ -52,11 +56,14 @@ fn parse(src: &[u8], ip: usize, op: usize, oend: usize) -> Option<Seq> {
     }
     let offset = u16::from_le_bytes([seq[1 + lit], seq[2 + lit]]) as usize;
     let mpos = op + lit;
-    if offset < 8 || offset > mpos {
+    if offset == 0 || offset > mpos {
         return None;
     }
     let mut ml = (token & 15) as usize;
     let mut next_ip = ip + 3 + lit;
+    if offset < 8 && (ml == 15 || mpos + 32 > oend) {
+        return None;
+    }
     if ml == 15 {
         // A long match: only with a period of 16 or more (whole 16-byte
         // chunks never read what they write) and room for the last chunk's
@@ -110,12 +117,35 @@ pub(super) fn run(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (
         // SAFETY: see above.
         let offset = unsafe { u16::from_le_bytes(s.add(ip + 1 + lit).cast::<[u8; 2]>().read()) } as usize;
         let mpos = op + lit;
-        if offset < 8 || offset > mpos {
+        if offset == 0 || offset > mpos {
             break;
         }
         let code = (token & 15) as usize;
         let mut next_ip = ip + 3 + lit;
         let m = mpos - offset;
+        if offset < 8 {
+            // A short period (runs in shuffled numeric data): a 16-byte
+            // pattern stored twice covers the 18 bytes a short match can
+            // have. Needs 32 bytes of room from the match on.
+            if code == 15 || mpos + 32 > oend {
+                break;
+            }
+            let step = PATTERN_STEP[offset];
+            // SAFETY: the literals as below (ip + 17 <= src.len(),
+            // op + 16 <= out.len()), copied first since the pattern may
+            // start in them. The pattern is read at m..m + 16 with
+            // m = mpos - offset >= 0 and m + 16 <= mpos + 15 < out.len();
+            // the stores end by mpos + step + 16 <= mpos + 32 <= out.len().
+            unsafe {
+                std::ptr::copy_nonoverlapping(s.add(ip + 1), o.add(op), 16);
+                let pat = pattern16(o.add(m).cast::<[u8; 16]>().read_unaligned(), offset);
+                o.add(mpos).cast::<[u8; 16]>().write_unaligned(pat);
+                o.add(mpos + step).cast::<[u8; 16]>().write_unaligned(pat);
+            }
+            op = mpos + code + MIN_MATCH;
+            ip = next_ip;
+            continue;
+        }
         if code < 15 {
             // SAFETY: ip + 17 <= src.len() and op + 38 <= out.len(): the
             // 16 literal bytes are in bounds (and `src` and `out` are
@@ -180,6 +210,16 @@ pub(super) fn run_checked(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usi
         out[op..op + 16].copy_from_slice(&src[ip + 1..ip + 17]);
         op += s.lit;
         let m = op - s.offset;
+        if s.offset < 8 {
+            let head: [u8; 16] = out[m..m + 16].try_into().expect("16 bytes");
+            let pat = pattern16(head, s.offset);
+            let step = PATTERN_STEP[s.offset];
+            out[op..op + 16].copy_from_slice(&pat);
+            out[op + step..op + step + 16].copy_from_slice(&pat);
+            op += s.ml;
+            ip = s.next_ip;
+            continue;
+        }
         let (chunk, len) = if s.ml <= 18 { (8, 24) } else { (16, s.ml) };
         let mut k = 0;
         while k < len {
