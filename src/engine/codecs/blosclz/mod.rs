@@ -211,28 +211,45 @@ fn read_u32(s: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(s[i..i + 4].try_into().unwrap())
 }
 
+/// Whether the table's candidate `r` for position `ip` (whose 4 bytes are
+/// `seq`) starts a match: `0 < ip - r < MAX_FARDISTANCE` (a zero distance is
+/// the empty table's position 0 seen from position 0) and the same 4 bytes.
+/// Both tests are evaluated and combined without a branch: each alone is
+/// hard to predict, and one branch on the combination measured faster.
+#[inline(always)]
+fn is_candidate(s: &[u8], ip: usize, r: usize, seq: u32) -> bool {
+    let out_of_reach = ip.wrapping_sub(r).wrapping_sub(1) >= MAX_FARDISTANCE - 1;
+    (read_u32(s, r) ^ seq) | u32::from(out_of_reach) == 0
+}
+
+/// Reads a little-endian `u64` at `i`.
+#[inline(always)]
+fn read_u64(s: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(s[i..i + 8].try_into().unwrap())
+}
+
 /// Extends a match whose first bytes are at `ip` (candidate) and `r` (earlier
 /// copy), never looking at `bound` or beyond. Mirrors C's `get_match_16`/
 /// `get_run`: returns one past the first mismatching position, or `bound`
 /// when everything up to it matches. Requires `r < ip < bound <= s.len()`.
 #[inline(always)]
-fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
-    let n = bound - ip;
-    let a = &s[ip..bound];
-    let b = &s[r..r + n];
-    let mut i = 0;
-    for (ca, cb) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
-        let x = u128::from_le_bytes(ca.try_into().unwrap()) ^ u128::from_le_bytes(cb.try_into().unwrap());
+fn match_end(s: &[u8], mut ip: usize, mut r: usize, bound: usize) -> usize {
+    // Most matches end within a few bytes: compare 8 at a time and locate
+    // the first differing byte from the lowest set bit of the XOR.
+    while ip + 8 <= bound {
+        let x = read_u64(s, ip) ^ read_u64(s, r);
         if x != 0 {
-            return ip + i + (x.trailing_zeros() / 8) as usize + 1;
+            return ip + (x.trailing_zeros() / 8) as usize + 1;
         }
-        i += 16;
+        ip += 8;
+        r += 8;
     }
-    for (ca, cb) in a[i..].iter().zip(&b[i..]) {
-        if ca != cb {
-            return ip + i + 1;
+    while ip < bound {
+        if s[ip] != s[r] {
+            return ip + 1;
         }
-        i += 1;
+        ip += 1;
+        r += 1;
     }
     bound
 }
@@ -247,39 +264,28 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         (seq.wrapping_mul(HASH_MUL) >> SHIFT) as usize
     }
 
-    /// The entropy probe's matcher: scans positions `ip..ip_limit`,
-    /// recording each in the hash table, for the next match the probe counts.
-    /// Returns (position, encoder length, biased distance), or `None` when the
-    /// scan reaches `ip_limit`.
+    /// Scans positions `ip..ip_limit`, recording each in the hash table,
+    /// for one whose 4 bytes equal those at the table's candidate within
+    /// reach. Returns (position, candidate), or `(ip_limit, 0)` when none.
     ///
-    /// The probe is mostly scanning (on incompressible data it is all the
-    /// codec does), and as a separate, non-inlined function this loop
-    /// compiles to a tight per-byte loop with no bounds checks. The main
-    /// encoder keeps its scan inline, which measured faster when matches are
-    /// frequent.
+    /// Kept out of line: inside the encoder's loop the scan competes for
+    /// registers with the match emission and measured slower.
     #[inline(never)]
-    fn probe_match(s: &[u8], mut ip: usize, ip_limit: usize, htab: &mut [u32; N]) -> Option<(usize, usize, usize)> {
-        // The caller passes s.len() - 12; stating that it is at most
+    fn scan(s: &[u8], mut ip: usize, ip_limit: usize, htab: &mut [u32; N]) -> (usize, usize) {
+        // The callers pass at most s.len() - 12; stating that it is at most
         // s.len() - 4 lets the compiler drop the bounds checks of the reads.
-        let ip_limit = ip_limit.min(s.len().saturating_sub(4));
-        let ip_bound = s.len() - 1;
-        while ip < ip_limit {
+        let end = ip_limit.min(s.len().saturating_sub(4));
+        while ip < end {
             let seq = read_u32(s, ip);
             let h = Self::hash(seq);
             let r = htab[h] as usize;
             htab[h] = ip as u32;
-            // A zero distance (the empty table's position 0 seen from
-            // position 0) and distances >= MAX_FARDISTANCE are no candidates.
-            if r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq {
-                let end = match_end(s, ip + 4, r + 4, ip_bound);
-                let len = end - IPSHIFT - ip;
-                if len >= MINLEN {
-                    return Some((ip, len, ip - r - 1));
-                }
+            if is_candidate(s, ip, r, seq) {
+                return (ip, r);
             }
             ip += 1;
         }
-        None
+        (ip_limit, 0)
     }
 
     /// [`compress`] for one clevel (1..=9): probe, early exits, encode.
@@ -305,7 +311,12 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             return 0;
         }
         htab.fill(0);
-        Self::encode(clevel == 9, input, output, &mut htab).unwrap_or(0)
+        let encoded = if clevel == 9 {
+            Self::encode::<true>(input, output, &mut htab)
+        } else {
+            Self::encode::<false>(input, output, &mut htab)
+        };
+        encoded.unwrap_or(0)
     }
 
     /// Estimated compression ratio of `win` (C's `get_cratio`): the same
@@ -326,7 +337,26 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         let mut lit = 0usize;
         let mut copy = 4usize;
         let mut oc = 5usize;
-        while let Some((anchor, len, d)) = Self::probe_match(win, ip, ip_limit, htab) {
+        let ip_bound = limit - 1;
+        // One loop for scanning and accounting, as C's: the probe finds a
+        // match every few bytes on compressible data, so a call per match
+        // costs more than the scan between them.
+        while ip < ip_limit {
+            let seq = read_u32(win, ip);
+            let h = Self::hash(seq);
+            let r = htab[h] as usize;
+            htab[h] = ip as u32;
+            if !is_candidate(win, ip, r, seq) {
+                ip += 1;
+                continue;
+            }
+            let anchor = ip;
+            let len = match_end(win, anchor + 4, r + 4, ip_bound) - IPSHIFT - anchor;
+            if len < MINLEN {
+                ip += 1;
+                continue;
+            }
+            let d = anchor - r - 1;
             // Account for the literals [lit, anchor), one control byte per
             // 32, then drop the pending control byte if it is still empty.
             let k = anchor - lit;
@@ -358,7 +388,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     /// gives up as soon as a literal, a match or the control byte that
     /// follows it would leave no room, which amounts to requiring
     /// `op < output.len()` after every literal run and every match.
-    fn encode(clevel9: bool, input: &[u8], output: &mut [u8], htab: &mut [u32; N]) -> Option<usize> {
+    fn encode<const CLEVEL9: bool>(input: &[u8], output: &mut [u8], htab: &mut [u32; N]) -> Option<usize> {
         let length = input.len();
         let maxout = output.len();
         let ip_bound = length - 1;
@@ -367,33 +397,42 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         let mut ip = 4usize;
         let mut lit = 0usize;
         let mut op = 0usize;
-        while ip < ip_limit {
-            let anchor = ip;
-            let seq = read_u32(input, ip);
-            let h = Self::hash(seq);
-            let r = htab[h] as usize;
-            htab[h] = ip as u32;
-            let dist = anchor.wrapping_sub(r);
-            if dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1 || read_u32(input, r) != seq {
-                ip += 1;
-                continue;
+        loop {
+            let (anchor, r) = Self::scan(input, ip, ip_limit, htab);
+            if anchor >= ip_limit {
+                break;
             }
+            let dist = anchor - r;
             let end = match_end(input, anchor + 4, r + 4, ip_bound);
             let ip2 = end - IPSHIFT;
             let len = ip2 - anchor;
             // Biased distance, 0 meaning the previous byte.
             let d = dist - 1;
             if len < MINLEN || (len <= 5 && d >= MAX_DISTANCE) {
-                ip += 1;
+                ip = anchor + 1;
                 continue;
             }
-            op = emit_literals(input, lit, anchor, output, op)?;
-            op = emit_match(output, op, len, d)?;
+            let k = anchor - lit;
+            if k <= 16 && len < 7 && d < MAX_DISTANCE && op + 32 < maxout && lit + 16 <= length {
+                // The common short literal run and near short match: one
+                // bounds check for both (the bytes written past the token
+                // are overwritten by what follows, or lie past the data).
+                let w: &mut [u8; 32] = (&mut output[op..op + 32]).try_into().unwrap();
+                w[0] = (k as u8).wrapping_sub(1);
+                w[1..17].copy_from_slice(&input[lit..lit + 16]);
+                let o = k + usize::from(k > 0);
+                w[o] = ((len << 5) + (d >> 8)) as u8;
+                w[o + 1] = d as u8;
+                op += o + 2;
+            } else {
+                op = emit_literals(input, lit, anchor, output, op)?;
+                op = emit_match(output, op, len, d)?;
+            }
             // Hash the match boundary (clevel 9 also the next position,
             // from the same word shifted, as C does).
             let seq2 = read_u32(input, ip2);
             htab[Self::hash(seq2)] = ip2 as u32;
-            if clevel9 {
+            if CLEVEL9 {
                 htab[Self::hash(seq2 >> 8)] = (ip2 + 1) as u32;
             }
             ip = ip2 + 2;
