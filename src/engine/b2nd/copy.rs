@@ -136,20 +136,16 @@ impl Plan {
         }
         let last = self.ndim - 1;
         let row_bytes = self.copy_shape[last] as usize * itemsize;
+        // Odometer over the outer dimensions, with the item offsets of
+        // both sides kept up to date as it turns (no per-row products).
         let mut idx = [0i64; MAX_DIM];
+        let (mut so, mut d_o) = (0i64, 0i64);
         loop {
-            let mut so = 0i64;
-            let mut d_o = 0i64;
-            for i in 0..last {
-                so += idx[i] * self.src_strides[i];
-                d_o += idx[i] * self.dst_strides[i];
-            }
             row(
                 self.src_base + so as usize * itemsize,
                 self.dst_base + d_o as usize * itemsize,
                 row_bytes,
             );
-            // Odometer over the outer dimensions.
             let mut i = last;
             loop {
                 if i == 0 {
@@ -157,9 +153,13 @@ impl Plan {
                 }
                 i -= 1;
                 idx[i] += 1;
+                so += self.src_strides[i];
+                d_o += self.dst_strides[i];
                 if idx[i] < self.copy_shape[i] {
                     break;
                 }
+                so -= idx[i] * self.src_strides[i];
+                d_o -= idx[i] * self.dst_strides[i];
                 idx[i] = 0;
             }
         }

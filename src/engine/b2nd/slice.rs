@@ -242,8 +242,10 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
         let on_disk = self.schunk().on_disk();
-        let mut block_buf = Vec::new();
-        self.parts(&r, |a, p| {
+        // The super-chunk's scratch buffer (kept between calls, also used
+        // to compress), lent for the decoded blocks.
+        let mut block_buf = self.sc.borrow_mut().take_scratch();
+        let done = self.parts(&r, |a, p| {
             let needed = p.nblocks(nd);
             if !on_disk {
                 // Decode the blocks needed straight from the chunk, with
@@ -289,7 +291,9 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                     ranges.push((nb as usize * block_len, block_len));
                     Ok(())
                 })?;
-                block_buf.resize(ranges.len() * block_len, 0);
+                if block_buf.len() < ranges.len() * block_len {
+                    block_buf.resize(ranges.len() * block_len, 0);
+                }
                 a.sc.borrow_mut().read_chunk_ranges(p.nchunk, &ranges, &mut block_buf)?;
                 let mut k = 0usize;
                 a.blocks_of(&p, &r, |_, bstart, s0, s1| {
@@ -305,7 +309,9 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                     copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
                 })
             }
-        })
+        });
+        self.sc.borrow_mut().put_scratch(block_buf);
+        done
     }
 
     /// Write `buffer` (C order, of `buffershape`, at least the slice's

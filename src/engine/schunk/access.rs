@@ -28,6 +28,22 @@ impl SChunk {
         matches!(&self.backend, Backend::Frame(f) if !matches!(f.kind(), FrameKind::Memory))
     }
 
+    /// Lend the super-chunk's scratch buffer (compression uses it between
+    /// calls): reading a slice decodes blocks into it instead of clearing
+    /// a buffer of its own every time. Give it back with
+    /// [`SChunk::put_scratch`].
+    pub fn take_scratch(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.compress_scratch)
+    }
+
+    /// Return a buffer lent by [`SChunk::take_scratch`] (the larger of it
+    /// and any scratch allocated meanwhile is kept).
+    pub fn put_scratch(&mut self, buf: Vec<u8>) {
+        if buf.len() >= self.compress_scratch.len() {
+            self.compress_scratch = buf;
+        }
+    }
+
     /// Decode only the blocks `blocks` of chunk `n`, block `blocks[k]`
     /// into `dest[k * blocksize..]`, with the context's threads. `Ok(false)`
     /// (nothing written) when the chunk's blocks are not `blocksize` bytes.

@@ -77,7 +77,8 @@ pub struct SChunk {
     sticky_blocksize: i32,
     /// Where chunks are compressed before their exact bytes are kept:
     /// one chunk-sized buffer for the super-chunk's lifetime instead of a
-    /// zeroed chunk-sized allocation per chunk.
+    /// zeroed chunk-sized allocation per chunk. b2nd slices borrow it for
+    /// the blocks they decode.
     compress_scratch: Vec<u8>,
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
