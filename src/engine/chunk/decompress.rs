@@ -27,6 +27,15 @@ pub struct DecodeOptions<'a> {
 /// Parse and validate a chunk header the way `read_chunk_header` does.
 /// `src` is the whole buffer the caller handed in.
 pub fn read_header(src: &[u8]) -> Result<ChunkHeader> {
+    read_header_inline(src)
+}
+
+/// [`read_header`], inlined into the per-chunk paths (decompress,
+/// getitem): a 4 KiB chunk decompresses in ~100 ns, and a header handed
+/// back through memory is written field by field and then copied in wider
+/// loads, which stall on store forwarding at every hand-over.
+#[inline(always)]
+pub(crate) fn read_header_inline(src: &[u8]) -> Result<ChunkHeader> {
     if src.len() < MIN_HEADER_LENGTH {
         return Err(Error::ReadBuffer);
     }
@@ -96,7 +105,8 @@ impl<'a> Chunk<'a> {
     }
 
     /// [`Chunk::open`] for a header already read with [`read_header`]
-    /// from `src`.
+    /// from `src`. Inlined for the reason [`read_header_inline`] is.
+    #[inline(always)]
     pub fn with_header(src: &'a [u8], hdr: ChunkHeader) -> Result<Chunk<'a>> {
         if hdr.lazy() && hdr.special_type() == 0 {
             // Lazy chunks need the frame they came from.
@@ -168,7 +178,7 @@ impl<'a> Chunk<'a> {
     }
 
     /// Offset of block `j` (from bstarts).
-    fn bstart(&self, j: usize) -> Result<usize> {
+    pub(crate) fn bstart(&self, j: usize) -> Result<usize> {
         let v = read_i32(self.src, self.hdr.header_len + 4 * j)?;
         if v <= 0 || v as usize >= self.src.len() {
             return Err(Error::Data("block offset out of range"));
@@ -308,7 +318,7 @@ pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Res
 
 /// How many streams block `j` is stored as: one per byte of the type when
 /// split, one for the leftover block and unsplit chunks.
-fn stream_count(chunk: &Chunk<'_>, j: usize) -> usize {
+pub(crate) fn stream_count(chunk: &Chunk<'_>, j: usize) -> usize {
     let leftover_block = j + 1 == chunk.nblocks && chunk.leftover > 0;
     if !chunk.hdr.dont_split() && !leftover_block {
         chunk.spec.typesize
@@ -496,7 +506,7 @@ fn run_postfilter(
 /// Decompress the chunk at the start of `src` into `dest`. Returns the
 /// number of bytes written (the chunk's nbytes).
 pub fn decompress(src: &[u8], dest: &mut [u8], pool: &mut Pool, opts: &DecodeOptions<'_>) -> Result<usize> {
-    let hdr = read_header(src)?;
+    let hdr = read_header_inline(src)?;
     if hdr.nbytes as usize > dest.len() {
         return Err(Error::WriteBuffer);
     }

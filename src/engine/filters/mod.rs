@@ -48,7 +48,7 @@ impl FilterSpec {
     }
 }
 
-fn shuffle_width(meta: u8, typesize: usize) -> usize {
+pub(crate) fn shuffle_width(meta: u8, typesize: usize) -> usize {
     // A non-zero meta groups that many bytes instead of typesize.
     if meta == 0 {
         typesize
