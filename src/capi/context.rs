@@ -540,6 +540,26 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     })
 }
 
+/// The byte range of items `start..start + nitems` when `src` holds a lazy
+/// chunk (its super-chunk then reads only the blocks holding them), None
+/// otherwise: the range costs a header parse, which for the other chunks
+/// the engine does anyway (a one-item getitem is a few hundred ns).
+///
+/// # Safety
+/// `src` must be NULL or readable for `srcsize` bytes.
+pub(crate) unsafe fn lazy_item_range(src: *const c_void, srcsize: i32, start: i64, nitems: i64) -> Option<(i64, i64)> {
+    if src.is_null() || srcsize < EXTENDED_HEADER_LENGTH as i32 {
+        return None;
+    }
+    // SAFETY: at least EXTENDED_HEADER_LENGTH bytes readable per the contract.
+    let head = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), EXTENDED_HEADER_LENGTH) };
+    if !super::schunk::is_lazy_header(head) {
+        return None;
+    }
+    // SAFETY: as above.
+    unsafe { super::schunk::item_range(src, srcsize, start, nitems) }
+}
+
 /// What a getitem call reads: `(start, count)`.
 #[derive(Clone, Copy)]
 pub(crate) enum Range {
@@ -604,7 +624,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         };
         // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        let range = unsafe { super::schunk::item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
+        let range = unsafe { lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
         // SAFETY: as above.
         match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), range) } {
             Ok(Some(full)) => {

@@ -391,7 +391,7 @@ pub unsafe extern "C" fn blosc2_getitem(
     ffi_boundary!(ERR_FAILURE, {
         // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        let range = unsafe { super::schunk::item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
+        let range = unsafe { super::context::lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
         // SAFETY: as above.
         match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), range) } {
             Ok(Some(full)) => {

@@ -90,7 +90,7 @@ pub(crate) unsafe fn read_storage(
 // ---------------------------------------------------------------------------
 
 /// True when the 32 bytes at `head` are the header of a lazy chunk.
-fn is_lazy_header(head: &[u8]) -> bool {
+pub(crate) fn is_lazy_header(head: &[u8]) -> bool {
     head.len() >= EXTENDED_HEADER_LENGTH && {
         let extended = head[2] & 0x05 == 0x05;
         let bf = head[31];
