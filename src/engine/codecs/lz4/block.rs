@@ -48,23 +48,21 @@ pub(crate) fn read_u64(buf: &[u8], i: usize) -> u64 {
 }
 
 /// Number of equal bytes going forward from `cand` and `cur` (`cand < cur`),
-/// stopping before `cur` reaches `limit`.
+/// stopping before `cur` reaches `limit` (at most `buf.len()`).
 #[inline(always)]
 pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usize {
-    // Two equal-length views let the compiler drop per-load bounds checks.
-    let a = &buf[cur..limit];
-    let b = &buf[cand..cand + a.len()];
-    let mut n = 0;
     // Eight bytes at a time: the first differing byte is found from the
-    // lowest set bit of the XOR (little-endian loads).
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        let diff = u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
+    // lowest set bit of the XOR (little-endian loads). Plain indices: most
+    // matches end in the first word, so per-call setup is what costs.
+    let mut n = 0;
+    while cur + n + 8 <= limit {
+        let diff = read_u64(buf, cur + n) ^ read_u64(buf, cand + n);
         if diff != 0 {
             return n + (diff.trailing_zeros() / 8) as usize;
         }
         n += 8;
     }
-    while n < a.len() && a[n] == b[n] {
+    while cur + n < limit && buf[cur + n] == buf[cand + n] {
         n += 1;
     }
     n
@@ -169,6 +167,19 @@ impl<'a> Writer<'a> {
     ) -> Option<()> {
         debug_assert!(match_len >= MIN_MATCH && (1..=MAX_DISTANCE).contains(&offset));
         let ml = match_len - MIN_MATCH;
+        if lit_len < 15 && ml < 15 && anchor + 16 <= buf.len() && self.pos + 19 <= self.out.len() {
+            // The common short sequence, through one 19-byte window (one
+            // bounds check): token, 16 bytes from the literals (the bytes
+            // past them are overwritten by what follows, or lie past the
+            // block) and the offset. It always fits: it needs 3 + lit_len.
+            let w: &mut [u8; 19] = (&mut self.out[self.pos..self.pos + 19]).try_into().unwrap();
+            w[0] = ((lit_len as u8) << 4) | ml as u8;
+            w[1..17].copy_from_slice(&buf[anchor..anchor + 16]);
+            let o = 1 + lit_len;
+            w[o..o + 2].copy_from_slice(&(offset as u16).to_le_bytes());
+            self.pos += o + 2;
+            return Some(());
+        }
         let need = Self::literal_cost(lit_len) + 2 + if ml >= 15 { (ml - 15) / 255 + 1 } else { 0 };
         if need > self.out.len() - self.pos {
             return None;

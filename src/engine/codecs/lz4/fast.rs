@@ -77,7 +77,10 @@ impl Table for LargeTable {
 /// (dictionary) that matches may reference. Returns 0 when `out` is too small.
 pub(crate) fn compress(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
     // 16-bit positions need every position (including the prefix) < 65536.
-    if buf.len() <= 1 << 16 {
+    // Without a prefix, C takes them for inputs below 64 KiB + MF_LIMIT - 1
+    // (`LZ4_64Klimit`): positions hashed stay below 65536 as no match starts
+    // in the last MF_LIMIT bytes.
+    if buf.len() <= 1 << 16 || (start == 0 && buf.len() < (1 << 16) + MF_LIMIT - 1) {
         let mut t = SmallTable([0; 1 << SMALL_LOG]);
         run(&mut t, buf, start, acceleration, out)
     } else {
