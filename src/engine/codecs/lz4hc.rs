@@ -180,10 +180,30 @@ impl Chain<'_> {
         // `lowest` stops the walk there. Chain links are capped at
         // MAX_DISTANCE, so a capped link always lands below `lowest` too.
         let lowest = (ip + BASE).saturating_sub(MAX_DISTANCE).max(BASE);
-        let mut cand = self.t.head[hash4(buf, ip)] as usize;
-        let mut search = Search::new(buf, ip, low, limit, longest);
-        let pattern = search.pattern;
-        let byte_run = pattern == pattern.rotate_left(8);
+        let cand = self.t.head[hash4(buf, ip)] as usize;
+        let search = Search::new(buf, ip, low, limit, longest);
+        // Two copies of the walk: the one for patterns that are no byte run
+        // (most) has no run handling, which keeps its loop small enough for
+        // its state to stay in registers.
+        if search.pattern == search.pattern.rotate_left(8) {
+            self.walk::<true>(buf, cand, lowest, search)
+        } else {
+            self.walk::<false>(buf, cand, lowest, search)
+        }
+    }
+
+    /// Walks the chain from `cand` down to `lowest` (both + [`BASE`]) for
+    /// [`Self::find`]; `BYTE_RUN` says whether the searched pattern is one
+    /// byte repeated.
+    #[inline(always)]
+    fn walk<const BYTE_RUN: bool>(
+        &self,
+        buf: &[u8],
+        mut cand: usize,
+        lowest: usize,
+        mut search: Search,
+    ) -> Option<Match> {
+        let (ip, limit, pattern) = (search.ip, search.limit, search.pattern);
         let mut src_run = 0;
         let mut attempts = self.attempts;
         while cand >= lowest && attempts > 0 {
@@ -191,7 +211,7 @@ impl Chain<'_> {
             let c = cand - BASE;
             search.try_at(buf, c);
             let delta = self.t.chain[cand & (CHAIN_SIZE - 1)] as usize;
-            if byte_run && delta == 1 && read_u32(buf, c) == pattern {
+            if BYTE_RUN && delta == 1 && read_u32(buf, c) == pattern {
                 // `ip` starts with a run of one byte and so does `c`, whose
                 // chain then steps through that run one position at a time,
                 // each giving about the same match: a long run (zeros) would
