@@ -303,7 +303,9 @@ mod tests {
     /// same bytes of the whole decompression.
     #[test]
     fn partial_shuffled_blocks_match_the_whole_chunk() {
-        let src = data(96 * 1024);
+        // Four 24 KiB blocks and a leftover block of 816 bytes (a whole
+        // number of items for every typesize below).
+        let src = data(96 * 1024 + 816);
         let mut dctx = Context::decompressor(DParams::default());
         let mut taken = 0;
         for compcode in [codec::LZ4, codec::BLOSCLZ, codec::ZSTD] {
@@ -348,7 +350,7 @@ mod tests {
                     // getitems above could pass through the general path).
                     let opened = Chunk::open(&chunk).unwrap();
                     let mut ws = WorkerScratch::default();
-                    for (j, start) in [(0, 5), (1, 100), (3, 4095)] {
+                    for (j, start) in [(0, 5), (1, 100), (3, 4095), (4, 9), (4, 809)] {
                         let mut out = [0u8; 7];
                         let at = j * opened.blocksize + start;
                         let took = decode_part_shuffled(&opened, j, start, &mut out, &mut ws).unwrap();
