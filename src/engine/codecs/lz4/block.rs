@@ -51,18 +51,35 @@ pub(crate) fn read_u64(buf: &[u8], i: usize) -> u64 {
 /// stopping before `cur` reaches `limit` (at most `buf.len()`).
 #[inline(always)]
 pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usize {
-    // Eight bytes at a time: the first differing byte is found from the
-    // lowest set bit of the XOR (little-endian loads). Plain indices: most
-    // matches end in the first word, so per-call setup is what costs.
+    // Most matches of unfiltered data end within 8 bytes: test those first,
+    // with no setup (the first differing byte is found from the lowest set
+    // bit of the XOR of little-endian loads). Long matches go on in
+    // `count_forward_long`, whose loop has no per-load bounds checks.
+    if cur + 8 <= limit {
+        let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
+        if diff != 0 {
+            return (diff.trailing_zeros() / 8) as usize;
+        }
+        return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
+    }
+    count_forward_long(buf, cand, cur, limit)
+}
+
+/// [`count_forward`] past its first 8 bytes.
+#[inline(always)]
+fn count_forward_long(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usize {
+    // Two equal-length views let the compiler drop per-load bounds checks.
+    let a = &buf[cur..limit];
+    let b = &buf[cand..cand + a.len()];
     let mut n = 0;
-    while cur + n + 8 <= limit {
-        let diff = read_u64(buf, cur + n) ^ read_u64(buf, cand + n);
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let diff = u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
         if diff != 0 {
             return n + (diff.trailing_zeros() / 8) as usize;
         }
         n += 8;
     }
-    while cur + n < limit && buf[cur + n] == buf[cand + n] {
+    while n < a.len() && a[n] == b[n] {
         n += 1;
     }
     n
