@@ -718,3 +718,27 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
         }
     }
 }
+
+/// Without a dictionary C's LZ4 takes 16-bit positions for inputs below
+/// `LZ4_64Klimit` (64 KiB + 11) bytes, which changes the matches found just
+/// above 64 KiB. Lengths and FNV-1a hashes of LZ4 1.10's
+/// `LZ4_compress_fast(.., acceleration 1)` on an int64 ramp.
+#[test]
+fn sizes_around_64k_limit_match_c() {
+    const C_BLOCKS: [(usize, usize, u64); 5] = [
+        (65536, 32771, 0xb21c_680d_f4fd_6149),
+        (65537, 32772, 0x408c_ecb8_2d8f_b5bb),
+        (65540, 32775, 0xae5b_0e7d_9c61_0279),
+        (65546, 32777, 0xf76d_9811_3e8e_42f0),
+        (65547, 32783, 0x487c_1073_3396_6465),
+    ];
+    for (len, c_size, c_hash) in C_BLOCKS {
+        let data: Vec<u8> = (0..len).map(|i| ((i as u64 / 8) >> (8 * (i % 8))) as u8).collect();
+        let mut out = vec![0u8; len];
+        let n = super::compress(1, &data, &mut out, None);
+        let hash = out[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        assert_eq!((n, hash), (c_size, c_hash), "input of {len} bytes");
+    }
+}
