@@ -218,8 +218,7 @@ fn read_u32(s: &[u8], i: usize) -> u32 {
 /// hard to predict, and one branch on the combination measured faster.
 #[inline(always)]
 fn is_candidate(s: &[u8], ip: usize, r: usize, seq: u32) -> bool {
-    let out_of_reach = ip.wrapping_sub(r).wrapping_sub(1) >= MAX_FARDISTANCE - 1;
-    (read_u32(s, r) ^ seq) | u32::from(out_of_reach) == 0
+    r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq
 }
 
 /// Reads a little-endian `u64` at `i`.
@@ -246,6 +245,13 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
         return match_end_long(s, ip + 8, r + 8, bound);
     }
     match_end_long(s, ip, r, bound)
+}
+
+/// [`match_end`] as a call: inlined into the probe's per-byte scan, its
+/// code costs that loop registers it needs on every byte.
+#[inline(never)]
+fn match_end_apart(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
+    match_end(s, ip, r, bound)
 }
 
 /// [`match_end`] past its first 8 bytes.
@@ -336,6 +342,41 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         encoded.unwrap_or(0)
     }
 
+    /// The entropy probe's matcher: scans positions `ip..ip_limit`,
+    /// recording each in the hash table, for the next match the probe counts.
+    /// Returns (position, encoder length, biased distance), or `None` when the
+    /// scan reaches `ip_limit`.
+    ///
+    /// The probe is mostly scanning (on incompressible data it is all the
+    /// codec does), and as a separate, non-inlined function this loop
+    /// compiles to a tight per-byte loop with no bounds checks. The main
+    /// encoder keeps its scan inline, which measured faster when matches are
+    /// frequent.
+    #[inline(never)]
+    fn probe_match(s: &[u8], mut ip: usize, ip_limit: usize, htab: &mut [u32; N]) -> Option<(usize, usize, usize)> {
+        // The caller passes s.len() - 12; stating that it is at most
+        // s.len() - 4 lets the compiler drop the bounds checks of the reads.
+        let ip_limit = ip_limit.min(s.len().saturating_sub(4));
+        let ip_bound = s.len() - 1;
+        while ip < ip_limit {
+            let seq = read_u32(s, ip);
+            let h = Self::hash(seq);
+            let r = htab[h] as usize;
+            htab[h] = ip as u32;
+            // A zero distance (the empty table's position 0 seen from
+            // position 0) and distances >= MAX_FARDISTANCE are no candidates.
+            if r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq {
+                let end = match_end_apart(s, ip + 4, r + 4, ip_bound);
+                let len = end - IPSHIFT - ip;
+                if len >= MINLEN {
+                    return Some((ip, len, ip - r - 1));
+                }
+            }
+            ip += 1;
+        }
+        None
+    }
+
     /// Estimated compression ratio of `win` (C's `get_cratio`): the same
     /// matcher as [`Self::encode`] (without the far-match length rule or the
     /// clevel-9 extra hash), counting output bytes instead of writing them.
@@ -354,26 +395,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         let mut lit = 0usize;
         let mut copy = 4usize;
         let mut oc = 5usize;
-        let ip_bound = limit - 1;
-        // One loop for scanning and accounting, as C's: the probe finds a
-        // match every few bytes on compressible data, so a call per match
-        // costs more than the scan between them.
-        while ip < ip_limit {
-            let seq = read_u32(win, ip);
-            let h = Self::hash(seq);
-            let r = htab[h] as usize;
-            htab[h] = ip as u32;
-            if !is_candidate(win, ip, r, seq) {
-                ip += 1;
-                continue;
-            }
-            let anchor = ip;
-            let len = match_end(win, anchor + 4, r + 4, ip_bound) - IPSHIFT - anchor;
-            if len < MINLEN {
-                ip += 1;
-                continue;
-            }
-            let d = anchor - r - 1;
+        while let Some((anchor, len, d)) = Self::probe_match(win, ip, ip_limit, htab) {
             // Account for the literals [lit, anchor), one control byte per
             // 32, then drop the pending control byte if it is still empty.
             let k = anchor - lit;
