@@ -58,11 +58,12 @@ impl SChunk {
 
     /// Whether the chunks are VL-block chunks, judged from chunk `n`.
     fn chunk_is_vl(&mut self, n: i64) -> Result<bool> {
-        let head: Vec<u8> = match &mut self.backend {
-            Backend::Chunks(c) => c[n as usize].clone(),
-            Backend::Frame(f) => f.chunk_head(n)?.to_vec(),
+        // Only the header is read: borrowed in memory (a copy of the whole
+        // chunk here cost every append and update a chunk-sized memcpy).
+        let h = match &mut self.backend {
+            Backend::Chunks(c) => chunk::read_header(&c[n as usize])?,
+            Backend::Frame(f) => chunk::read_header(&f.chunk_head(n)?)?,
         };
-        let h = chunk::read_header(&head)?;
         Ok(h.is_extended() && h.vl_blocks())
     }
 
