@@ -370,6 +370,60 @@ pub(crate) fn check_block_fits(chunk: &Chunk<'_>, j: usize, bsize: usize) -> Res
 
 /// Decode the streams of block `j` into `out` (codec output, before the
 /// filters are undone).
+/// One stream of a split (or unsplit) block, as its header says it is
+/// stored.
+pub(crate) enum Stream<'a> {
+    /// All zeros.
+    Zeros,
+    /// All this byte.
+    Run(u8),
+    /// The stream's bytes, as they are.
+    Stored(&'a [u8]),
+    /// The codec's bytes for the stream.
+    Coded(&'a [u8]),
+}
+
+/// Walk the `nstreams` streams of `neblock` bytes of the block stored at
+/// `start` (from [`Chunk::bstart`]), checking each stream header (sizes
+/// against the chunk, run tokens) before handing it to `f` with its index.
+pub(crate) fn for_each_stream<'a>(
+    chunk: &Chunk<'a>,
+    start: usize,
+    nstreams: usize,
+    neblock: usize,
+    mut f: impl FnMut(usize, Stream<'a>) -> Result<()>,
+) -> Result<()> {
+    let mut ip = &chunk.src[start..];
+    for s in 0..nstreams {
+        if ip.len() < 4 {
+            return Err(Error::ReadBuffer);
+        }
+        let csize = i32::from_le_bytes([ip[0], ip[1], ip[2], ip[3]]);
+        ip = &ip[4..];
+        let stream = if csize == 0 {
+            Stream::Zeros
+        } else if csize < 0 {
+            let (&token, rest) = ip.split_first().ok_or(Error::ReadBuffer)?;
+            ip = rest;
+            if token & 0x1 == 0 || csize < -255 {
+                return Err(Error::RunLength);
+            }
+            Stream::Run((-csize) as u8)
+        } else {
+            let c = csize as usize;
+            let payload = ip.get(..c).ok_or(Error::ReadBuffer)?;
+            ip = &ip[c..];
+            if c == neblock {
+                Stream::Stored(payload)
+            } else {
+                Stream::Coded(payload)
+            }
+        };
+        f(s, stream)?;
+    }
+    Ok(())
+}
+
 fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut codecs::CodecScratch) -> Result<()> {
     let bsize = out.len();
     let start = chunk.bstart(j)?;
@@ -394,34 +448,18 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
     if neblock == 0 {
         return Err(Error::WriteBuffer);
     }
-    let mut ip = &chunk.src[start..];
-    for s in 0..nstreams {
+    for_each_stream(chunk, start, nstreams, neblock, |s, stream| {
         let dst = &mut out[s * neblock..(s + 1) * neblock];
-        if ip.len() < 4 {
-            return Err(Error::ReadBuffer);
-        }
-        let csize = i32::from_le_bytes([ip[0], ip[1], ip[2], ip[3]]);
-        ip = &ip[4..];
-        if csize == 0 {
-            dst.fill(0);
-        } else if csize < 0 {
-            let (&token, rest) = ip.split_first().ok_or(Error::ReadBuffer)?;
-            ip = rest;
-            if token & 0x1 == 0 || csize < -255 {
-                return Err(Error::RunLength);
-            }
-            dst.fill((-csize) as u8);
-        } else {
-            let c = csize as usize;
-            let payload = ip.get(..c).ok_or(Error::ReadBuffer)?;
-            ip = &ip[c..];
-            if c == neblock {
-                dst.copy_from_slice(payload);
-            } else {
+        match stream {
+            Stream::Zeros => dst.fill(0),
+            Stream::Run(byte) => dst.fill(byte),
+            Stream::Stored(payload) => dst.copy_from_slice(payload),
+            Stream::Coded(payload) => {
                 codecs::decompress_stream(format, payload, dst, dict.as_ref(), scratch)?;
             }
         }
-    }
+        Ok(())
+    })?;
     // A split block whose size is not a multiple of typesize (3.3.5 writes
     // them for forced block sizes) has bytes no stream holds: zero them
     // rather than leave what the scratch buffer held from an earlier call.

@@ -10,7 +10,8 @@ use crate::engine::header::ChunkHeader;
 use crate::engine::threads::WorkerScratch;
 
 use super::decompress::{
-    check_block_fits, copy_range, decode_block, read_header_inline, stream_count, Chunk, DecodeOptions,
+    check_block_fits, copy_range, decode_block, for_each_stream, read_header_inline, stream_count, Chunk,
+    DecodeOptions, Stream,
 };
 
 /// Copy items `start..start+nitems` (in units of the chunk's typesize)
@@ -226,8 +227,7 @@ fn decode_part_shuffled(
     let planes = &mut a[..bsize];
     let format = chunk.hdr.codec_format();
     let dict = chunk.dict.map(|bytes| Dict { bytes });
-    let mut ip = &chunk.src[chunk.bstart(j)?..];
-    for s in 0..nstreams {
+    for_each_stream(chunk, chunk.bstart(j)?, nstreams, neblock, |s, stream| {
         let (lo, hi) = (s * neblock, (s + 1) * neblock);
         let dst = &mut planes[lo..hi];
         // The wanted items' bytes in this stream: a run per plane it holds.
@@ -235,31 +235,16 @@ fn decode_part_shuffled(
             let (r0, r1) = ((k * nitems + wanted.start).max(lo), (k * nitems + wanted.end).min(hi));
             (r0 < r1).then(|| r0 - lo..r1 - lo)
         });
-        if ip.len() < 4 {
-            return Err(Error::ReadBuffer);
-        }
-        let csize = i32::from_le_bytes([ip[0], ip[1], ip[2], ip[3]]);
-        ip = &ip[4..];
-        if csize == 0 {
-            runs.for_each(|r| dst[r].fill(0));
-        } else if csize < 0 {
-            let (&token, rest) = ip.split_first().ok_or(Error::ReadBuffer)?;
-            ip = rest;
-            if token & 0x1 == 0 || csize < -255 {
-                return Err(Error::RunLength);
-            }
-            runs.for_each(|r| dst[r].fill((-csize) as u8));
-        } else {
-            let c = csize as usize;
-            let payload = ip.get(..c).ok_or(Error::ReadBuffer)?;
-            ip = &ip[c..];
-            if c == neblock {
-                runs.for_each(|r| dst[r.clone()].copy_from_slice(&payload[r]));
-            } else {
+        match stream {
+            Stream::Zeros => runs.for_each(|r| dst[r].fill(0)),
+            Stream::Run(byte) => runs.for_each(|r| dst[r].fill(byte)),
+            Stream::Stored(payload) => runs.for_each(|r| dst[r.clone()].copy_from_slice(&payload[r])),
+            Stream::Coded(payload) => {
                 codecs::decompress_stream(format, payload, dst, dict.as_ref(), codec)?;
             }
         }
-    }
+        Ok(())
+    })?;
     let (mut item, mut k) = (start / width, start % width);
     for byte in out.iter_mut() {
         *byte = planes[k * nitems + item];
