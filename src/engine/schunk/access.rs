@@ -2,8 +2,6 @@
 //! size announced before the first chunk, reading only some blocks of a
 //! chunk, and following changes another handle made on disk.
 
-use std::borrow::Cow;
-
 use super::{Backend, SChunk};
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::FrameKind;
@@ -50,10 +48,7 @@ impl SChunk {
     pub fn decompress_blocks(&mut self, n: i64, blocks: &[usize], blocksize: usize, dest: &mut [u8]) -> Result<bool> {
         self.check_index(n, false)?;
         self.current_nchunk = n;
-        let c = match &mut self.backend {
-            Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
-            Backend::Frame(f) => f.chunk(n)?,
-        };
+        let c = super::ops::stored_chunk(&mut self.backend, n)?;
         self.dctx.nchunk = n;
         self.dctx.decompress_blocks(&c, blocks, blocksize, dest)
     }

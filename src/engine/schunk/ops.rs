@@ -377,12 +377,9 @@ impl SChunk {
     /// in-memory storage, a copy read from disk otherwise. Special chunks
     /// of frames come back as 32-byte special chunks.
     pub fn get_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
-        let i = self.check_index(n, false)?;
+        self.check_index(n, false)?;
         self.current_nchunk = n;
-        match &mut self.backend {
-            Backend::Chunks(c) => Ok(Cow::Borrowed(&c[i])),
-            Backend::Frame(f) => f.chunk(n),
-        }
+        stored_chunk(&mut self.backend, n)
     }
 
     /// Decompress chunk `n` into `dest` (`blosc2_schunk_decompress_chunk`).
@@ -405,10 +402,7 @@ impl SChunk {
     fn decode_chunk(&mut self, n: i64, dest: &mut [u8], maskout: Option<Vec<bool>>) -> Result<usize> {
         self.check_index(n, false)?;
         self.current_nchunk = n;
-        let c = match &mut self.backend {
-            Backend::Chunks(c) => Cow::Borrowed(&c[n as usize][..]),
-            Backend::Frame(f) => f.chunk(n)?,
-        };
+        let c = stored_chunk(&mut self.backend, n)?;
         let (nbytes, cbytes, blocksize) = chunk::cbuffer_sizes(&c)?;
         if nbytes as usize > dest.len() {
             return Err(Error::WriteBuffer);
@@ -524,5 +518,15 @@ impl SChunk {
             },
             Backend::Chunks(_) => None,
         }
+    }
+}
+
+/// Chunk `n` (an index already checked) as `backend` stores it: borrowed
+/// from an in-memory list, read from a frame. A free function so that the
+/// caller can keep using its other fields (the contexts) meanwhile.
+pub(super) fn stored_chunk(backend: &mut Backend, n: i64) -> Result<Cow<'_, [u8]>> {
+    match backend {
+        Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
+        Backend::Frame(f) => f.chunk(n),
     }
 }
