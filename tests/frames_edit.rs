@@ -532,3 +532,33 @@ fn masked_chunk_decompression() {
         );
     }
 }
+
+/// Appends to a file frame leave no dead bytes: the file holds exactly the
+/// bytes of the same frame built in memory (3.3.5's layout, where each new
+/// chunk takes the place of the old offsets chunk), also with vlmetalayers.
+#[test]
+fn file_appends_leave_no_dead_bytes() {
+    let dir = scratch("no_dead_bytes");
+    let p = dir.join("a.b2frame");
+    let _ = std::fs::remove_file(&p);
+    let mk = |urlpath: Option<String>| Storage {
+        contiguous: true,
+        urlpath,
+        cparams: cparams(4),
+        ..Storage::default()
+    };
+    let mut file = SChunk::new(mk(Some(p.to_str().unwrap().to_string()))).unwrap();
+    let mut mem = SChunk::new(mk(None)).unwrap();
+    for k in 0..40 {
+        let len = 1000 + 137 * k;
+        file.append_buffer(&buf(k, len)).unwrap();
+        mem.append_buffer(&buf(k, len)).unwrap();
+        if k == 20 {
+            file.vlmeta_add("note", b"some words", None).unwrap();
+            mem.vlmeta_add("note", b"some words", None).unwrap();
+        }
+        let on_disk = std::fs::read(&p).unwrap();
+        assert_eq!(on_disk.len() as i64, file.frame_len(), "append {k}");
+        assert_eq!(on_disk, mem.to_cframe().unwrap(), "append {k}");
+    }
+}

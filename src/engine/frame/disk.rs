@@ -22,12 +22,13 @@ const COPY_BLOCK: usize = 1 << 20;
 /// 0 = not decided yet (read `BLOSC2_FSYNC`), 1 = no, 2 = yes.
 static DURABLE_COMMITS: AtomicU8 = AtomicU8::new(0);
 
-/// Make every later commit of a file frame `fdatasync` the new bytes
-/// before the header switch and the header after it (`on`), or not.
+/// Make every later commit of a file frame `fdatasync` the bytes of each
+/// step before the next header switch, and each header after it (`on`),
+/// or not.
 ///
 /// Off by default, as C-Blosc2 never syncs: the write order alone keeps
 /// the last committed state readable when the process dies at any point,
-/// and syncing extends that to power loss at the price of two disk flushes
+/// and syncing extends that to power loss at the price of four disk flushes
 /// per edit (milliseconds each). The environment variable `BLOSC2_FSYNC=1`
 /// turns it on for a whole process.
 pub fn set_durable_commits(on: bool) {
@@ -171,7 +172,14 @@ impl Frame {
             return self.rewrite_file(plan, props);
         }
         let rel = self.hdr.frame_len;
-        let data_start = rel - hl;
+        // New chunks go where the old offsets chunk starts, as in 3.3.5, so
+        // appends leave no dead bytes; `bridge_old_index` first moves the
+        // old index out of the way.
+        let data_start = self.hdr.cbytes;
+        let old_index_at = hl + data_start;
+        if data_start < 0 || old_index_at > rel {
+            return Err(Error::InvalidHeader);
+        }
         let mut tail = Vec::new();
         let mut offs = Vec::with_capacity(plan.slots.len());
         for s in &plan.slots {
@@ -199,14 +207,17 @@ impl Frame {
             cbytes + off_chunk.len() as i64 + trailer.len() as i64,
         )?;
         let metas_changed = plan.metas != self.metas;
-        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        // 1. Everything new goes past the end of the current frame.
         let durable = durable_commits();
-        file.write_at(base + rel as u64, &tail)?;
+        // 1. The old state, moved so that nothing live lies where the new
+        //    bytes go.
+        self.bridge_old_index(base, old_index_at + tail.len() as i64, durable)?;
+        // 2. Everything new.
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.write_at(base + old_index_at as u64, &tail)?;
         if durable {
             file.sync()?;
         }
-        // 2. The commit: one write of the fixed header (the whole header
+        // 3. The commit: one write of the fixed header (the whole header
         //    when metalayer contents changed).
         let commit = if metas_changed {
             &header[..]
@@ -217,8 +228,9 @@ impl Frame {
         if durable {
             file.sync()?;
         }
-        // 3. Bytes past the new end (from an earlier failed edit) are dead;
-        //    dropping them is best effort, the state is already committed.
+        // 4. Bytes past the new end (the bridge, or an earlier failed edit)
+        //    are dead; dropping them is best effort, the state is already
+        //    committed.
         let _ = file.truncate(base + hdr.frame_len as u64);
         self.hdr = hdr;
         self.offsets = offs;
@@ -228,6 +240,41 @@ impl Frame {
         self.trailer_len = trailer.len() as u32;
         self.growth += tail.len() as i64;
         self.maybe_compact(props)
+    }
+
+    /// Copy the old offsets chunk and trailer to `at` (relative to the
+    /// frame start) or past the frame's end if that is further, and commit
+    /// a header that describes the unchanged state with its data region
+    /// stretched to the copy: the bytes between the old data end and the
+    /// copy are then unreferenced and free to overwrite.
+    fn bridge_old_index(&mut self, base: u64, at: i64, durable: bool) -> Result<()> {
+        let hl = i64::from(self.hdr.header_len);
+        let old_at = hl + self.hdr.cbytes;
+        let rel = self.hdr.frame_len;
+        let at = at.max(rel);
+        let mut old_index = vec![0u8; usize::try_from(rel - old_at).map_err(|_| Error::InvalidHeader)?];
+        let mut bridge = self.hdr.clone();
+        bridge.cbytes = at - hl;
+        bridge.frame_len = at + old_index.len() as i64;
+        let header = format::encode_header(&bridge, &self.metas)?;
+        if header.len() as i64 != hl {
+            return Err(Error::InvalidHeader);
+        }
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.read_at(base + old_at as u64, &mut old_index)?;
+        file.write_at(base + at as u64, &old_index)?;
+        if durable {
+            file.sync()?;
+        }
+        file.write_at(base, &header[..HEADER_MINLEN])?;
+        if durable {
+            file.sync()?;
+        }
+        // This handle now follows the bridged state, so that an edit after a
+        // failed one reads the intact copy, not the bytes that failed edit
+        // may have overwritten.
+        self.hdr = bridge;
+        Ok(())
     }
 
     /// Compact when this handle has produced more dead bytes than live ones.

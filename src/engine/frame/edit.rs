@@ -5,16 +5,20 @@
 //! chunk bytes in place).
 //!
 //! In a file, nothing live is ever overwritten before the new state is
-//! complete: new chunks, the new offsets chunk and the new trailer are
-//! written past the current end of the frame (the old offsets chunk and
-//! trailer become dead bytes inside the data region, which 3.3.5 reads
-//! fine), synced when durable commits are on (`set_durable_commits`),
-//! and then one write of the 87-byte fixed header (which
-//! lies in the first sector of the frame) switches to the new state.
-//! Until that write the old header still describes the old, untouched
-//! frame. Edits that must move live bytes (a frame becoming empty, a
-//! growing header) write a complete new file and rename it over the old
-//! one; dead bytes are reclaimed the same way by [`Frame::compact`].
+//! complete, and the bytes end up where 3.3.5 puts them (new chunks where
+//! the old offsets chunk started). First the old offsets chunk and trailer
+//! are copied past the end of the new bytes, and a header that describes
+//! the old state with its data region stretched to that copy is committed
+//! (a "bridge": the old index's place is now unreferenced). Then the new
+//! chunks, offsets chunk and trailer are written there, and one write of
+//! the 87-byte fixed header (which lies in the first sector of the frame)
+//! switches to the new state; the bridge copy past the new end is cut off.
+//! Each step is synced when durable commits are on
+//! (`set_durable_commits`). Until a header write, the previous header
+//! still describes an untouched frame. Edits that must move live bytes (a
+//! frame becoming empty, a growing header) write a complete new file and
+//! rename it over the old one; the chunks updates and deletes unreference
+//! are reclaimed the same way by [`Frame::compact`].
 //!
 //! Sparse frames write chunk files under fresh ids, then replace the
 //! index file by renaming a complete new one over it, and only then

@@ -14,6 +14,19 @@ use crate::engine::chunk;
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH};
 use crate::engine::error::{Error, Result};
 
+/// Reads of a file frame tried before giving up on a writer that keeps
+/// committing meanwhile.
+const OPEN_ATTEMPTS: u32 = 64;
+
+/// The bytes of a file frame that opening it reads.
+struct FileParts {
+    l: Layout,
+    header: Vec<u8>,
+    /// The offsets chunk.
+    region: Vec<u8>,
+    trailer: Vec<u8>,
+}
+
 /// Where the pieces of a frame are, relative to its start.
 struct Layout {
     hdr: FrameHeader,
@@ -190,6 +203,43 @@ impl Frame {
 
     fn open_file(fs: Arc<dyn FrameFs>, path: &Path, offset: u64) -> Result<Frame> {
         let mut file = fs.open(path, false)?;
+        // A writer may commit while this reads (see `edit.rs`): it changes
+        // no byte a header references before it has committed a newer
+        // header. So a read that finds the same fixed header before and
+        // after saw one consistent state, and one that did not is retried.
+        let mut attempts = 0;
+        let parsed = loop {
+            let mut before = [0u8; HEADER_MINLEN];
+            let parsed = Self::read_file_parts(&mut file, offset, &mut before);
+            let mut after = [0u8; HEADER_MINLEN];
+            let unchanged = file.read_at(offset, &mut after).is_ok() && after == before;
+            attempts += 1;
+            if unchanged || attempts == OPEN_ATTEMPTS {
+                break parsed?;
+            }
+        };
+        let FileParts {
+            l,
+            header,
+            region,
+            trailer,
+        } = parsed;
+        let kind = FrameKind::File {
+            path: path.to_path_buf(),
+            offset,
+        };
+        let mut f = assemble(kind, fs, l, &header, &region, &trailer)?;
+        f.file = Some(file);
+        Ok(f)
+    }
+
+    /// Read a file frame's layout, header, offsets chunk and trailer,
+    /// leaving the fixed header read first in `fixed`.
+    fn read_file_parts(
+        file: &mut Box<dyn FrameFile>,
+        offset: u64,
+        fixed: &mut [u8; HEADER_MINLEN],
+    ) -> Result<FileParts> {
         let size = file.size()?;
         let avail = size
             .checked_sub(offset)
@@ -197,11 +247,10 @@ impl Frame {
         if avail < HEADER_MINLEN as u64 {
             return Err(Error::FileRead);
         }
-        let mut fixed = [0u8; HEADER_MINLEN];
-        file.read_at(offset, &mut fixed)?;
+        file.read_at(offset, fixed)?;
         let mut tail = vec![0u8; TRAILER_MINLEN];
         let l = layout(
-            &fixed,
+            fixed,
             |flen| {
                 file.read_at(offset + flen - TRAILER_MINLEN as u64, &mut tail)?;
                 Ok(tail)
@@ -216,28 +265,27 @@ impl Frame {
             file.read_at(offset + from, &mut b)?;
             Ok(b)
         };
-        let header = read(&mut file, 0, l.hdr.header_len as u64)?;
+        let header = read(file, 0, l.hdr.header_len as u64)?;
         // Only the offsets chunk itself is read, not any slack after it.
         let region = if l.trailer_pos - l.off_pos >= EXTENDED_HEADER_LENGTH as u64 {
-            let head = read(&mut file, l.off_pos, l.off_pos + EXTENDED_HEADER_LENGTH as u64)?;
+            let head = read(file, l.off_pos, l.off_pos + EXTENDED_HEADER_LENGTH as u64)?;
             let (_, cb, _) = chunk::cbuffer_sizes(&head)?;
             let end = l
                 .off_pos
                 .checked_add(cb as u64)
                 .filter(|e| *e <= l.trailer_pos)
                 .ok_or(Error::InvalidHeader)?;
-            read(&mut file, l.off_pos, end.max(l.off_pos + EXTENDED_HEADER_LENGTH as u64))?
+            read(file, l.off_pos, end.max(l.off_pos + EXTENDED_HEADER_LENGTH as u64))?
         } else {
-            read(&mut file, l.off_pos, l.trailer_pos)?
+            read(file, l.off_pos, l.trailer_pos)?
         };
-        let trailer = read(&mut file, l.trailer_pos, l.hdr.frame_len as u64)?;
-        let kind = FrameKind::File {
-            path: path.to_path_buf(),
-            offset,
-        };
-        let mut f = assemble(kind, fs, l, &header, &region, &trailer)?;
-        f.file = Some(file);
-        Ok(f)
+        let trailer = read(file, l.trailer_pos, l.hdr.frame_len as u64)?;
+        Ok(FileParts {
+            l,
+            header,
+            region,
+            trailer,
+        })
     }
 
     fn open_sparse(fs: Arc<dyn FrameFs>, dir: &Path) -> Result<Frame> {
