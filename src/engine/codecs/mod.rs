@@ -9,17 +9,20 @@ pub mod lz4hc;
 #[cfg(feature = "snappy")]
 pub mod snappy;
 pub mod zlib;
+mod zlib_stream;
 pub mod zstd;
 
 use super::constants::{codec, codec_format};
 use super::error::{Error, Result};
 
-/// Per-thread codec state kept across blocks and calls (zstd contexts are
-/// expensive to create, so each worker keeps its own).
+/// Per-thread codec state kept across blocks and calls (zstd contexts and
+/// zlib streams are expensive to create, so each worker keeps its own).
 #[derive(Default)]
 pub struct CodecScratch {
     /// Zstd compression/decompression contexts.
     pub zstd: zstd::ZstdState,
+    /// zlib deflate/inflate streams.
+    zlib: zlib_stream::ZlibState,
 }
 
 /// A dictionary shared by all blocks of one chunk.
@@ -45,7 +48,7 @@ pub fn compress_stream(
         codec::LZ4HC => lz4hc::compress(i32::from(clevel), src, dst, d),
         #[cfg(feature = "snappy")]
         codec::SNAPPY => snappy::compress(src, dst),
-        codec::ZLIB => zlib::compress(clevel, src, dst)?,
+        codec::ZLIB => scratch.zlib.compress(clevel, src, dst)?,
         codec::ZSTD => scratch.zstd.compress(clevel, src, dst, d)?,
         other => return Err(Error::CodecSupport(other)),
     };
@@ -68,7 +71,7 @@ pub fn decompress_stream(
         codec_format::LZ4 => lz4::decompress(src, dst, d),
         #[cfg(feature = "snappy")]
         codec_format::SNAPPY => snappy::decompress(src, dst),
-        codec_format::ZLIB => zlib::decompress(src, dst),
+        codec_format::ZLIB => scratch.zlib.decompress(src, dst),
         codec_format::ZSTD => scratch.zstd.decompress(src, dst, d),
         other => return Err(Error::CodecSupport(other)),
     };

@@ -73,7 +73,7 @@ unsafe extern "C" fn zfree(_opaque: libz_rs_sys::voidpf, p: libz_rs_sys::voidpf)
 }
 
 /// A `z_stream` with no buffers attached yet.
-fn new_stream() -> libz_rs_sys::z_stream {
+pub(super) fn new_stream() -> libz_rs_sys::z_stream {
     libz_rs_sys::z_stream {
         next_in: std::ptr::null_mut(),
         avail_in: 0,
