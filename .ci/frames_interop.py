@@ -119,7 +119,7 @@ def replay(e):
     fill = [op for op in e["ops"] if op["op"] == "fill_special"]
     chunksize = fill[0]["chunksize"] if fill else -1
     meta = {k: v for k, v in e.get("metas", {}).items()}
-    s = blosc2.SChunk(chunksize=chunksize, contiguous=e["storage"] == "memory", cparams=cparams,
+    s = blosc2.SChunk(chunksize=chunksize, contiguous=e["storage"] in ("memory", "file"), cparams=cparams,
                       dparams=dict(nthreads=1), meta=meta or None)
     for op in e["ops"]:
         o = op["op"]
