@@ -28,7 +28,7 @@ static DURABLE_COMMITS: AtomicU8 = AtomicU8::new(0);
 ///
 /// Off by default, as C-Blosc2 never syncs: the write order alone keeps
 /// the last committed state readable when the process dies at any point,
-/// and syncing extends that to power loss at the price of four disk flushes
+/// and syncing extends that to power loss at the price of up to four disk flushes
 /// per edit (milliseconds each). The environment variable `BLOSC2_FSYNC=1`
 /// turns it on for a whole process.
 pub fn set_durable_commits(on: bool) {
@@ -174,12 +174,19 @@ impl Frame {
         let rel = self.hdr.frame_len;
         // New chunks go where the old offsets chunk starts, as in 3.3.5, so
         // appends leave no dead bytes; `bridge_old_index` first moves the
-        // old index out of the way.
-        let data_start = self.hdr.cbytes;
-        let old_index_at = hl + data_start;
-        if data_start < 0 || old_index_at > rel {
+        // old index out of the way. An edit of a frame with chunks that
+        // adds no chunk bytes (vlmetalayers, deletes, reorders, specials)
+        // writes past the end instead, leaving the old index as dead bytes:
+        // then every commit grows `cbytes`, so no header ever comes back,
+        // and a reader that finds the same header before and after its
+        // reads (`open_file`) really saw one state.
+        let adds_chunks = plan.slots.iter().any(|s| matches!(s, Slot::New(_)));
+        let in_place = adds_chunks || self.offsets.is_empty();
+        if self.hdr.cbytes < 0 || hl + self.hdr.cbytes > rel {
             return Err(Error::InvalidHeader);
         }
+        let data_start = if in_place { self.hdr.cbytes } else { rel - hl };
+        let tail_at = hl + data_start;
         let mut tail = Vec::new();
         let mut offs = Vec::with_capacity(plan.slots.len());
         for s in &plan.slots {
@@ -210,10 +217,12 @@ impl Frame {
         let durable = durable_commits();
         // 1. The old state, moved so that nothing live lies where the new
         //    bytes go.
-        self.bridge_old_index(base, old_index_at + tail.len() as i64, durable)?;
+        if in_place {
+            self.bridge_old_index(base, tail_at + tail.len() as i64, durable)?;
+        }
         // 2. Everything new.
         let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        file.write_at(base + old_index_at as u64, &tail)?;
+        file.write_at(base + tail_at as u64, &tail)?;
         if durable {
             file.sync()?;
         }

@@ -15,10 +15,13 @@
 //! switches to the new state; the bridge copy past the new end is cut off.
 //! Each step is synced when durable commits are on
 //! (`set_durable_commits`). Until a header write, the previous header
-//! still describes an untouched frame. Edits that must move live bytes (a
-//! frame becoming empty, a growing header) write a complete new file and
-//! rename it over the old one; the chunks updates and deletes unreference
-//! are reclaimed the same way by [`Frame::compact`].
+//! still describes an untouched frame. Edits that add no chunk bytes to a
+//! frame with chunks write past the end without a bridge (the old index
+//! stays as dead bytes), so that `cbytes` grows with every commit and no
+//! header comes back (readers rely on that, see `open_file`). Edits that
+//! must move live bytes (a frame becoming empty, a growing header) write a
+//! complete new file and rename it over the old one; dead bytes are
+//! reclaimed the same way by [`Frame::compact`].
 //!
 //! Sparse frames write chunk files under fresh ids, then replace the
 //! index file by renaming a complete new one over it, and only then
