@@ -1,13 +1,15 @@
 //! The safe engine: everything C-Blosc2 does, without C types or raw pointers.
 //!
-//! `unsafe` is denied here; only the SIMD kernels (`filters::*::{sse2,avx2}`)
-//! and the zlib FFI calls (`codecs::zlib`) opt out, each block with a
-//! `SAFETY` comment, and each SIMD kernel has a scalar twin its tests
+//! `unsafe` is denied here; only the SIMD kernels (`filters::*::{sse2,avx2}`),
+//! the unchecked LZ4 decoding loop (`codecs::lz4::decode_fast`) and the zlib
+//! FFI calls (`codecs::zlib`, `codecs::zlib_stream`) opt out, each block
+//! with a `SAFETY` comment, and each kernel has a safe twin its tests
 //! compare against.
 
 #![deny(unsafe_code)]
 
 pub mod b2nd;
+pub mod bulk;
 pub mod chunk;
 pub mod codecs;
 pub mod constants;

@@ -6,6 +6,7 @@ use std::borrow::BorrowMut;
 
 use super::copy::{copy_buffer, nitems};
 use super::{Array, MAX_DIM};
+use crate::engine::bulk;
 use crate::engine::error::{Error, Result};
 use crate::engine::schunk::SChunk;
 
@@ -206,7 +207,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         buffershape: &[i64],
     ) -> Result<()> {
         self.refresh()?;
-        buffer.fill(0);
+        bulk::zero(buffer);
         let ts = self.itemsize()?;
         if self.geom.ndim == 0 {
             let dest = buffer
@@ -349,7 +350,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 if whole.len() != chunk_len {
                     whole = vec![0u8; chunk_len];
                 } else if a.has_padding(&p) {
-                    whole.fill(0);
+                    bulk::zero(&mut whole);
                 }
                 &mut whole
             } else {

@@ -3,6 +3,7 @@
 //! zero collapse, dictionaries, memcpy fallback), but with block order
 //! independent of the number of threads.
 
+use crate::engine::bulk;
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
     blosc2_flags, codec, flags, special, version, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_DICT_SIZE, MAX_TYPESIZE,
@@ -239,7 +240,7 @@ fn store_memcpyed(
     hdr.write(dest);
     let body = &mut dest[plan.hl..total];
     match &plan.cp.prefilter {
-        None => body.copy_from_slice(plan.src),
+        None => bulk::copy(body, plan.src),
         Some(pf) => {
             let ws = pool.serial_scratch();
             ws.reserve_staging(plan.blocksize);

@@ -2,6 +2,7 @@
 //! C-Blosc2 3.3.5's, then block decoding with every offset and size
 //! checked against the buffer before use.
 
+use crate::engine::bulk;
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
     blosc2_flags2, codec_format, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
@@ -295,7 +296,7 @@ fn copy_block(chunk: &Chunk<'_>, j: usize, out: &mut [u8]) -> Result<()> {
 pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Result<bool> {
     let pattern = match chunk.special {
         special::ZERO => {
-            out.fill(0);
+            bulk::zero(out);
             return Ok(true);
         }
         special::NAN => nan_bytes(chunk.spec.typesize)?,
@@ -303,7 +304,7 @@ pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Res
         0 if chunk.memcpyed && !chunk.hdr.vl_blocks() => {
             let from = chunk.hdr.header_len + start;
             let data = chunk.src.get(from..from + out.len()).ok_or(Error::ReadBuffer)?;
-            out.copy_from_slice(data);
+            bulk::copy(out, data);
             return Ok(true);
         }
         _ => return Ok(false),
@@ -623,7 +624,7 @@ pub(crate) fn decompress_chunk(
     if chunk.special != 0 && opts.postfilter.is_none() && opts.maskout.is_none() {
         // Whole-buffer fill: much faster than block by block.
         match chunk.special {
-            special::ZERO => dest.fill(0),
+            special::ZERO => bulk::zero(dest),
             special::UNINIT => {}
             special::NAN => fill_pattern(dest, nan_bytes(chunk.spec.typesize)?)?,
             _ => fill_pattern(dest, &chunk.src[EXTENDED_HEADER_LENGTH..])?,
