@@ -37,6 +37,34 @@ impl Drop for Stream {
     }
 }
 
+impl Stream {
+    /// One `deflate`/`inflate` call with `Z_FINISH` from all of `src`
+    /// (`avail_in` bytes) into `dst` (`avail_out` bytes): zlib's return
+    /// code and the bytes written.
+    fn finish(&mut self, src: &[u8], avail_in: uInt, dst: &mut [u8], avail_out: uInt) -> (i32, usize) {
+        let z = &mut *self.0;
+        z.next_in = src.as_ptr().cast_mut();
+        z.avail_in = avail_in;
+        z.next_out = dst.as_mut_ptr();
+        z.avail_out = avail_out;
+        // SAFETY: `next_in`/`avail_in` describe `src` and `next_out`/
+        // `avail_out` describe `dst` (the callers convert the lengths),
+        // both live for this call; zlib reads and writes only within them.
+        // The pointers are cleared before the slices' borrows end.
+        let rc = unsafe {
+            if self.1 {
+                libz_rs_sys::deflate(z, libz_rs_sys::Z_FINISH)
+            } else {
+                libz_rs_sys::inflate(z, libz_rs_sys::Z_FINISH)
+            }
+        };
+        let written = avail_out.saturating_sub(z.avail_out) as usize;
+        z.next_in = std::ptr::null_mut();
+        z.next_out = std::ptr::null_mut();
+        (rc, written)
+    }
+}
+
 // SAFETY: the stream and the state it points to are owned by this value
 // alone; zlib holds no thread-local or shared data for them.
 unsafe impl Send for Stream {}
@@ -72,19 +100,7 @@ impl ZlibState {
                 &mut slot.insert((level, deflate_stream(level)?)).1
             }
         };
-        let z = &mut *strm.0;
-        z.next_in = src.as_ptr().cast_mut();
-        z.avail_in = avail_in;
-        z.next_out = dst.as_mut_ptr();
-        z.avail_out = avail_out;
-        // SAFETY: `next_in`/`avail_in` describe `src` and `next_out`/
-        // `avail_out` describe `dst`, both live for this call; zlib reads
-        // and writes only within them. The pointers are not used after
-        // the call returns (the next call sets them again).
-        let rc = unsafe { libz_rs_sys::deflate(z, libz_rs_sys::Z_FINISH) };
-        let written = dst.len() - z.avail_out as usize;
-        z.next_in = std::ptr::null_mut();
-        z.next_out = std::ptr::null_mut();
+        let (rc, written) = strm.finish(src, avail_in, dst, avail_out);
         match rc {
             libz_rs_sys::Z_STREAM_END => Ok(written),
             // Out of room: `compress2` reports Z_BUF_ERROR, which is 0 here.
@@ -113,17 +129,7 @@ impl ZlibState {
             }
             slot => slot.insert(inflate_stream()?),
         };
-        let z = &mut *strm.0;
-        z.next_in = src.as_ptr().cast_mut();
-        z.avail_in = avail_in;
-        z.next_out = dst.as_mut_ptr();
-        z.avail_out = avail_out;
-        // SAFETY: as in `compress`: the pointers describe live slices of
-        // the lengths given and are cleared after the call.
-        let rc = unsafe { libz_rs_sys::inflate(z, libz_rs_sys::Z_FINISH) };
-        let written = dst.len() - z.avail_out as usize;
-        z.next_in = std::ptr::null_mut();
-        z.next_out = std::ptr::null_mut();
+        let (rc, written) = strm.finish(src, avail_in, dst, avail_out);
         (rc == libz_rs_sys::Z_STREAM_END).then_some(written)
     }
 }
