@@ -6,6 +6,7 @@
 pub mod blosclz;
 pub mod lz4;
 pub mod lz4hc;
+mod pattern;
 #[cfg(feature = "snappy")]
 pub mod snappy;
 pub mod zlib;

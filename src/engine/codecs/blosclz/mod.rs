@@ -25,6 +25,8 @@
 //! the encoder reads 32-bit words in little-endian order, as C does on the
 //! little-endian machines Blosc is used on.
 
+use crate::engine::codecs::pattern::copy_short_period;
+
 /// Longest literal run encoded by one control byte.
 const MAX_COPY: usize = 32;
 /// Biased distances below this are "near" (13 bits in the token); the
@@ -178,6 +180,12 @@ fn copy_match(buf: &mut [u8], op: usize, d: usize, len: usize) {
             buf[op..op + 32].fill(b);
             return;
         }
+    }
+    // Short periods (frequent in unshuffled integers) as a 16-byte pattern
+    // rather than a chain of small overlapping copies.
+    if d < 16 && op + len + 16 <= buf.len() {
+        copy_short_period(buf, op, d, op + len);
+        return;
     }
     copy_match_general(buf, op, d, len);
 }

@@ -488,7 +488,8 @@ fn decoder_fuzz() {
 }
 
 /// The decoder's match copy takes different paths (run fill, 16-byte
-/// steps, memmove, doubling) by distance and room; compare them all to
+/// steps, short-period patterns, memmove, doubling) by distance and room;
+/// compare them all to
 /// the plain byte-by-byte LZ77 copy.
 #[test]
 fn copy_match_paths_agree_with_bytewise() {

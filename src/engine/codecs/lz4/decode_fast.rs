@@ -19,7 +19,7 @@
 #![allow(unsafe_code)]
 
 use super::block::MIN_MATCH;
-use super::decode::{pattern16, PATTERN_STEP};
+use crate::engine::codecs::pattern::{pattern16, PATTERN_STEP};
 
 /// Input bytes the fast path needs from a token on: the token, up to 14
 /// literals read as one 16-byte chunk, and the 2-byte offset.
