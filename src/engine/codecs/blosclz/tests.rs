@@ -489,8 +489,7 @@ fn decoder_fuzz() {
 
 /// The decoder's match copy takes different paths (run fill, 16-byte
 /// steps, short-period patterns, memmove, doubling) by distance and room;
-/// compare them all to
-/// the plain byte-by-byte LZ77 copy.
+/// compare them all to the plain byte-by-byte LZ77 copy.
 #[test]
 fn copy_match_paths_agree_with_bytewise() {
     let mut rng = Rng(77);
