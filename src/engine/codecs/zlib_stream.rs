@@ -81,9 +81,8 @@ impl ZlibState {
     /// does not fit.
     pub fn compress(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let level = i32::from(clevel.min(9));
-        let (avail_in, avail_out) = match (uInt::try_from(src.len()), uInt::try_from(dst.len())) {
-            (Ok(i), Ok(o)) => (i, o),
-            _ => return super::zlib::compress(clevel, src, dst),
+        let Some((avail_in, avail_out)) = stream_lengths(src, dst) else {
+            return super::zlib::compress(clevel, src, dst);
         };
         let strm = match &mut self.deflate {
             Some((l, s)) if *l == level => {
@@ -115,9 +114,8 @@ impl ZlibState {
     /// Decompress a zlib stream into `dst` as `uncompress` does; `None`
     /// when malformed.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
-        let (avail_in, avail_out) = match (uInt::try_from(src.len()), uInt::try_from(dst.len())) {
-            (Ok(i), Ok(o)) if o > 0 => (i, o),
-            _ => return super::zlib::decompress(src, dst),
+        let Some((avail_in, avail_out)) = stream_lengths(src, dst).filter(|&(_, o)| o > 0) else {
+            return super::zlib::decompress(src, dst);
         };
         let strm = match &mut self.inflate {
             Some(s) => {
@@ -132,6 +130,12 @@ impl ZlibState {
         let (rc, written) = strm.finish(src, avail_in, dst, avail_out);
         (rc == libz_rs_sys::Z_STREAM_END).then_some(written)
     }
+}
+
+/// Both lengths as zlib counts, when they fit (else the one-shot calls,
+/// which feed zlib in pieces, take over).
+fn stream_lengths(src: &[u8], dst: &[u8]) -> Option<(uInt, uInt)> {
+    Some((uInt::try_from(src.len()).ok()?, uInt::try_from(dst.len()).ok()?))
 }
 
 fn deflate_stream(level: i32) -> Result<Stream> {
