@@ -57,10 +57,16 @@ pub(crate) fn shuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut [u
         // slice lengths were checked.
         done = unsafe {
             let done = shuffle_items(typesize, 0, n, src, dst);
-            sse2::shuffle_items(typesize, done, n, src, dst)
+            if done < n {
+                sse2::shuffle_items(typesize, done, n, src, dst)
+            } else {
+                done
+            }
         };
     }
-    generic::shuffle_items(typesize, done, n, src, dst);
+    if done < n {
+        generic::shuffle_items(typesize, done, n, src, dst);
+    }
 }
 
 /// AVX2 version of [`sse2::unshuffle_planes`] (same contract: bytes of
@@ -72,10 +78,16 @@ pub(crate) fn unshuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut 
         // SAFETY: AVX2 and SSE2 are available and the lengths were checked.
         done = unsafe {
             let done = unshuffle_items(typesize, 0, n, src, dst);
-            sse2::unshuffle_items(typesize, done, n, src, dst)
+            if done < n {
+                sse2::unshuffle_items(typesize, done, n, src, dst)
+            } else {
+                done
+            }
         };
     }
-    generic::unshuffle_items(typesize, done, n, src, dst);
+    if done < n {
+        generic::unshuffle_items(typesize, done, n, src, dst);
+    }
 }
 
 /// AVX2 version of [`sse2::shuffle_items`], 32 items at a time.
@@ -107,6 +119,7 @@ pub(crate) unsafe fn unshuffle_items(typesize: usize, start: usize, n: usize, sr
 /// # Safety
 /// AVX2; `src` readable and `dst` writable for `T * n` bytes.
 #[target_feature(enable = "avx2")]
+#[inline(never)]
 unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
     let mut i = start;
@@ -144,6 +157,7 @@ unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, d
 /// # Safety
 /// AVX2; `src` readable and `dst` writable for `T * n` bytes.
 #[target_feature(enable = "avx2")]
+#[inline(never)]
 unsafe fn unshuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
     let mut i = start;

@@ -48,7 +48,9 @@ pub(crate) fn shuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut [u
         // SAFETY: SSE2 is available and the slice lengths were checked.
         done = unsafe { shuffle_items(typesize, 0, n, src, dst) };
     }
-    generic::shuffle_items(typesize, done, n, src, dst);
+    if done < n {
+        generic::shuffle_items(typesize, done, n, src, dst);
+    }
 }
 
 /// Inverse of [`shuffle_planes`]: rebuild `n` items in `dst` from planes of
@@ -64,7 +66,9 @@ pub(crate) fn unshuffle_planes(typesize: usize, n: usize, src: &[u8], dst: &mut 
         // SAFETY: SSE2 is available and the slice lengths were checked.
         done = unsafe { unshuffle_items(typesize, 0, n, src, dst) };
     }
-    generic::unshuffle_items(typesize, done, n, src, dst);
+    if done < n {
+        generic::unshuffle_items(typesize, done, n, src, dst);
+    }
 }
 
 /// Offsets of the 16-byte slices a tile pass reads from items larger than
