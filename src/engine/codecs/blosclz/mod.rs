@@ -25,7 +25,7 @@
 //! the encoder reads 32-bit words in little-endian order, as C does on the
 //! little-endian machines Blosc is used on.
 
-use crate::engine::codecs::pattern::copy_short_period;
+use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period};
 
 /// Longest literal run encoded by one control byte.
 const MAX_COPY: usize = 32;
@@ -94,8 +94,8 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
                 // overwritten by later tokens or lie past the decoded size.
                 output[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
             } else {
-                let dst = output.get_mut(op..op + n)?;
-                dst.copy_from_slice(input.get(ip..ip + n)?);
+                // (`n` <= 32: two fixed-size copies, not a memcpy call.)
+                copy_short(output.get_mut(op..op + n)?, input.get(ip..ip + n)?);
             }
             op += n;
             ip += n;
@@ -194,22 +194,12 @@ fn copy_match(buf: &mut [u8], op: usize, d: usize, len: usize) {
 /// that the decoder's main loop stays small.
 #[inline(never)]
 fn copy_match_general(buf: &mut [u8], op: usize, d: usize, len: usize) {
-    let src = op - d;
-    if d == 1 {
-        let b = buf[src];
+    if d == 1 && len > 64 {
+        // A long run of one byte: memset.
+        let b = buf[op - 1];
         buf[op..op + len].fill(b);
-    } else if d >= len {
-        buf.copy_within(src..src + len, op);
     } else {
-        // Overlapping: [src, op) is a period-`d` pattern; copy it, then the
-        // doubled pattern, and so on, each copy being non-overlapping.
-        let end = op + len;
-        let mut o = op;
-        while o < end {
-            let n = (o - src).min(end - o);
-            buf.copy_within(src..src + n, o);
-            o += n;
-        }
+        copy_match_exact(buf, op, d, len);
     }
 }
 

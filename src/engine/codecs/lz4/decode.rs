@@ -6,7 +6,12 @@
 //! exact copies near the end of the output.
 
 use super::block::MIN_MATCH;
-use crate::engine::codecs::pattern::copy_short_period;
+use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period};
+
+/// Longest literal run or short-period match copied inline, in 16-byte
+/// chunks; longer ones go to memcpy / memmove, faster once their call
+/// overhead is spread over enough bytes.
+const INLINE_COPY_MAX: usize = 512;
 
 /// Reads the extension bytes of a length whose nibble was 15. Saturates
 /// rather than wraps (a hostile run of 255s on a 32-bit target), which the
@@ -34,6 +39,12 @@ fn copy_match(out: &mut [u8], op: usize, offset: usize, len: usize) {
     if end + 16 <= out.len() {
         // Chunks may overrun `end` by up to 15 bytes: that space exists and is
         // rewritten by the following sequences.
+        if len > 64 && offset < 16 && len <= INLINE_COPY_MAX {
+            // A run of a short pattern (a shuffled plane of small integers
+            // is mostly these): pattern stores, not memmove calls.
+            copy_short_period(out, op, offset, end);
+            return;
+        }
         if len > 64 {
             // Long match: whole-block copies (memmove) beat chunk loops. An
             // overlapping source holds a repeating pattern; copying from
@@ -70,17 +81,7 @@ fn copy_match(out: &mut [u8], op: usize, offset: usize, len: usize) {
         return;
     }
     // Near the end of the output: exact copies only.
-    if offset >= len {
-        out.copy_within(src..src + len, op);
-    } else {
-        // The region already written holds whole periods; double it each step.
-        let mut done = 0;
-        while done < len {
-            let n = (len - done).min(op + done - src);
-            out.copy_within(src..src + n, op + done);
-            done += n;
-        }
-    }
+    copy_match_exact(out, op, offset, len);
 }
 
 /// Copies a match of `ml` bytes at distance `offset` to `out[op..]`,
@@ -200,6 +201,16 @@ pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
         }
         if lit <= 16 && ip + 16 <= iend && op + 16 <= oend {
             out[op..op + 16].copy_from_slice(&src[ip..ip + 16]);
+        } else if lit <= INLINE_COPY_MAX && ip + lit + 16 <= iend && op + lit + 16 <= oend {
+            // A medium run: 16-byte chunks (overrunning into bytes that are
+            // rewritten next) cost less than a memcpy call.
+            let mut k = 0;
+            while k < lit {
+                out[op + k..op + k + 16].copy_from_slice(&src[ip + k..ip + k + 16]);
+                k += 16;
+            }
+        } else if lit <= 32 {
+            copy_short(&mut out[op..op + lit], &src[ip..ip + lit]);
         } else {
             out[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
         }
