@@ -180,6 +180,18 @@ fn copy_match(buf: &mut [u8], op: usize, d: usize, len: usize) {
             buf[op..op + 32].fill(b);
             return;
         }
+        if d >= 8 {
+            // 8-byte steps (as C's wild_copy), each reading bytes that are
+            // final: a wider read here would span the stores of earlier
+            // tokens and defeat store-to-load forwarding.
+            let mut k = 0;
+            while k < len {
+                let a: [u8; 8] = buf[op - d + k..op - d + k + 8].try_into().unwrap();
+                buf[op + k..op + k + 8].copy_from_slice(&a);
+                k += 8;
+            }
+            return;
+        }
     }
     // Short periods (frequent in unshuffled integers) as a 16-byte pattern
     // rather than a chain of small overlapping copies.
