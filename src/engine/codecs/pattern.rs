@@ -3,8 +3,14 @@
 //! copies of small blocks:
 //! - a match whose distance is below 16 repeats a pattern, which is built
 //!   once and stored 16 bytes at a time instead of copied byte by byte;
-//! - a copy of under 32 bytes whose length is known only at run time is
+//! - a copy of up to 32 bytes whose length is known only at run time is
 //!   made of two fixed-size copies that may overlap each other.
+//!
+//! Copies longer than [`INLINE_COPY_MAX`] still go to memcpy / memmove,
+//! which are faster once their call overhead is spread over enough bytes.
+
+/// Longest literal run or overlapping match copied inline, in chunks.
+pub(crate) const INLINE_COPY_MAX: usize = 512;
 
 /// For a period `offset` (1..16): the largest multiple of it that is at
 /// most 16, the step between stores of a 16-byte pattern that keep its
@@ -124,10 +130,35 @@ pub(crate) fn copy_back(buf: &mut [u8], op: usize, offset: usize, len: usize) {
 /// `offset` bytes), writing nothing past `op + len`.
 #[inline(always)]
 pub(crate) fn copy_match_exact(out: &mut [u8], op: usize, offset: usize, len: usize) {
-    let end = op + len;
     if offset >= len {
         copy_back(out, op, offset, len);
-    } else if offset < 16 {
+    } else if len > INLINE_COPY_MAX {
+        // A long run: memmoves from the match's source, each doubling the
+        // span written so far. The first up to 64 bytes are made inline
+        // (a whole number of periods, so that the distance between source
+        // and destination keeps the pattern's phase), sparing tiny periods
+        // a chain of tiny first copies.
+        let (src, end) = (op - offset, op + len);
+        let primed = 64 / offset * offset;
+        if primed > 0 {
+            copy_overlapping_inline(out, op, offset, primed);
+        }
+        let mut d = op + primed;
+        while d < end {
+            let n = (d - src).min(end - d);
+            out.copy_within(src..src + n, d);
+            d += n;
+        }
+    } else {
+        copy_overlapping_inline(out, op, offset, len);
+    }
+}
+
+/// [`copy_match_exact`] for `offset < len`, without calls.
+#[inline(always)]
+fn copy_overlapping_inline(out: &mut [u8], op: usize, offset: usize, len: usize) {
+    let end = op + len;
+    if offset < 16 {
         fill_period_exact(out, op, offset, end);
     } else {
         // 16-byte chunks never read what they write; then the exact tail.
@@ -163,8 +194,8 @@ mod tests {
 
     #[test]
     fn copy_match_exact_matches_byte_copy_and_stops_at_end() {
-        for offset in 1..40 {
-            for len in 0..100 {
+        for offset in (1..40).chain([63, 64, 65, 200]) {
+            for len in (0..100).chain([511, 512, 513, 700, 2000]) {
                 let mut got: Vec<u8> = (0..offset as u8).map(|b| b.wrapping_mul(37)).collect();
                 got.resize(offset + len + 20, 0xEE);
                 let mut want = got.clone();

@@ -6,12 +6,7 @@
 //! exact copies near the end of the output.
 
 use super::block::MIN_MATCH;
-use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period};
-
-/// Longest literal run or short-period match copied inline, in 16-byte
-/// chunks; longer ones go to memcpy / memmove, faster once their call
-/// overhead is spread over enough bytes.
-const INLINE_COPY_MAX: usize = 512;
+use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period, INLINE_COPY_MAX};
 
 /// Reads the extension bytes of a length whose nibble was 15. Saturates
 /// rather than wraps (a hostile run of 255s on a 32-bit target), which the
