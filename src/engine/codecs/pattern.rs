@@ -29,12 +29,17 @@ pub(crate) fn pattern16(head: [u8; 16], offset: usize) -> [u8; 16] {
         2 => (h & 0xFFFF) * 0x0001_0001_0001_0001_0001_0001_0001_0001,
         4 => (h & 0xFFFF_FFFF) * 0x0000_0001_0000_0001_0000_0001_0000_0001,
         8 => (h & 0xFFFF_FFFF_FFFF_FFFF) * 0x0000_0000_0000_0001_0000_0000_0000_0001,
+        // The others by doubling the pattern in a register: a byte loop
+        // through memory would make the 16-byte read of the result wait
+        // on byte stores it cannot be forwarded from.
         _ => {
-            let mut pat = head;
-            for i in offset..16 {
-                pat[i] = pat[i - offset];
+            let mut p = h & ((1u128 << (8 * offset)) - 1);
+            let mut len = offset;
+            while len < 16 {
+                p |= p << (8 * len);
+                len *= 2;
             }
-            u128::from_le_bytes(pat)
+            p
         }
     }
     .to_le_bytes()
@@ -174,6 +179,15 @@ fn copy_overlapping_inline(out: &mut [u8], op: usize, offset: usize, len: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern16_repeats_the_first_period() {
+        let head: [u8; 16] = core::array::from_fn(|i| 0xA0 ^ i as u8);
+        for offset in 1..16 {
+            let want: [u8; 16] = core::array::from_fn(|i| head[i % offset]);
+            assert_eq!(pattern16(head, offset), want, "offset {offset}");
+        }
+    }
 
     #[test]
     fn fill_period_exact_matches_byte_copy_and_stops_at_end() {
