@@ -2,6 +2,8 @@
 //! C-Blosc2 3.3.5's, then block decoding with every offset and size
 //! checked against the buffer before use.
 
+use std::sync::OnceLock;
+
 use crate::engine::bulk;
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
@@ -472,6 +474,16 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
     Ok(())
 }
 
+/// Where a block coded with DELTA finds the decoded block 0.
+#[derive(Clone, Copy)]
+enum Block0<'r, 'a> {
+    /// Decoded already (or not needed).
+    Ready(Option<&'a [u8]>),
+    /// Being decoded by another worker, which publishes it here when done
+    /// (`None` if it failed).
+    Pending(&'r OnceLock<Option<&'a [u8]>>),
+}
+
 /// Decode block `j` into `out` (exactly the block's length). `block0` is
 /// the decoded first block, needed by DELTA for every later block.
 pub(crate) fn decode_block(
@@ -479,6 +491,19 @@ pub(crate) fn decode_block(
     j: usize,
     out: &mut [u8],
     block0: Option<&[u8]>,
+    opts: &DecodeOptions<'_>,
+    ws: &mut WorkerScratch,
+) -> Result<()> {
+    decode_block_at(chunk, j, out, Block0::Ready(block0), opts, ws)
+}
+
+/// [`decode_block`], waiting for a pending block 0 only once this block's
+/// streams are decoded, right before its filters need it.
+fn decode_block_at(
+    chunk: &Chunk<'_>,
+    j: usize,
+    out: &mut [u8],
+    block0: Block0<'_, '_>,
     opts: &DecodeOptions<'_>,
     ws: &mut WorkerScratch,
 ) -> Result<()> {
@@ -507,7 +532,14 @@ pub(crate) fn decode_block(
         return Ok(());
     }
     decode_streams(chunk, j, &mut a[..bsize], codec)?;
-    let dref = if j == 0 || chunk.hdr.vl_blocks() { None } else { block0 };
+    let dref = if j == 0 || chunk.hdr.vl_blocks() {
+        None
+    } else {
+        match block0 {
+            Block0::Ready(b) => b,
+            Block0::Pending(cell) => *cell.wait(),
+        }
+    };
     if chunk.spec.has_delta() && j > 0 && dref.is_none() && !chunk.hdr.vl_blocks() {
         return Err(Error::Data("delta block without its reference"));
     }
@@ -659,9 +691,30 @@ pub(crate) fn decompress_chunk(
     }
     let bs = chunk.blocksize;
     let (first, rest) = dest.split_at_mut(bs.min(nbytes));
-    if chunk.needs_block0() {
-        // DELTA: every later block is XORed with the decoded block 0, so
-        // it is decoded first and then shared read-only.
+    if chunk.needs_block0() && !masked(0) && pool.nthreads() > 1 && chunk.nblocks > 1 {
+        // DELTA: every later block is XORed with the decoded block 0. As in
+        // C, all blocks decode their streams at once and only the filter
+        // step of blocks 1.. waits for block 0. No worker can wait on a
+        // block that no worker runs: the queue hands out block 0 first.
+        let ready: OnceLock<Option<&[u8]>> = OnceLock::new();
+        let wanted = (0..chunk.nblocks).filter(|&j| !masked(j)).count();
+        let blocks = std::iter::once(first)
+            .chain(rest.chunks_mut(bs))
+            .enumerate()
+            .filter(|(j, _)| !masked(*j));
+        pool.run(wanted, blocks, |(j, out), ws| {
+            if j > 0 {
+                return decode_block_at(chunk, j, out, Block0::Pending(&ready), opts, ws);
+            }
+            let decoded = decode_block(chunk, 0, out, None, opts, ws);
+            let done: &[u8] = out;
+            // Waiters see `None` (and fail) if block 0 did not decode.
+            let _ = ready.set(decoded.is_ok().then_some(done));
+            decoded
+        })?;
+    } else if chunk.needs_block0() {
+        // DELTA on one thread (or with block 0 masked out): block 0 first,
+        // then shared read-only.
         if !masked(0) {
             decode_block(chunk, 0, first, None, opts, pool.serial_scratch())?;
         }

@@ -1,7 +1,7 @@
 //! Round trips of the chunk engine over codecs, filters, typesizes,
 //! levels, split modes and thread counts.
 
-use crate::engine::constants::{codec, filter, splitmode};
+use crate::engine::constants::{codec, filter, splitmode, EXTENDED_HEADER_LENGTH};
 use crate::engine::context::{compress_vec, decompress_vec, Context};
 use crate::engine::params::{CParams, DParams};
 
@@ -91,6 +91,26 @@ fn output_does_not_depend_on_threads() {
         assert_eq!(d.decompress(&a, &mut out).unwrap(), src.len());
         assert_eq!(out, src);
     }
+}
+
+#[test]
+fn threaded_delta_fails_cleanly_when_block_0_is_corrupt() {
+    // Blocks 1.. wait for block 0 before their DELTA step: a block 0 that
+    // does not decode must end the call with an error, not a hang.
+    let src = data(3_000_000, 2);
+    let mut ch = compress_vec(&cp(codec::LZ4, 5, 4, [0, 0, 0, 0, 3, 1], 4, 1), &src).unwrap();
+    let hl = EXTENDED_HEADER_LENGTH;
+    let start0 = u32::from_le_bytes(ch[hl..hl + 4].try_into().unwrap()) as usize;
+    let csize = i32::from_le_bytes(ch[start0..start0 + 4].try_into().unwrap());
+    assert!(csize > 64, "block 0 starts with a coded stream");
+    // Literal-length bytes that run past the block: LZ4 refuses it.
+    ch[start0 + 4..start0 + 4 + 64].fill(0xFF);
+    let mut d = Context::decompressor(DParams {
+        nthreads: 2,
+        ..DParams::default()
+    });
+    let mut out = vec![0u8; src.len()];
+    assert!(d.decompress(&ch, &mut out).is_err());
 }
 
 #[test]
