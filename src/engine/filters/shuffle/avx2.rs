@@ -119,6 +119,8 @@ pub(crate) unsafe fn unshuffle_items(typesize: usize, start: usize, n: usize, sr
 /// # Safety
 /// AVX2; `src` readable and `dst` writable for `T * n` bytes.
 #[target_feature(enable = "avx2")]
+// Out of line: inlined into the dispatch over every item size, the loop ran
+// short of registers and reloaded the plane stride from the stack.
 #[inline(never)]
 unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
@@ -157,6 +159,8 @@ unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, d
 /// # Safety
 /// AVX2; `src` readable and `dst` writable for `T * n` bytes.
 #[target_feature(enable = "avx2")]
+// Out of line: inlined into the dispatch over every item size, the loop ran
+// short of registers and reloaded the plane stride from the stack.
 #[inline(never)]
 unsafe fn unshuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, dst: *mut u8) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
