@@ -5,7 +5,9 @@
  *      file frame) with decompress_chunk, get_slice_buffer and getitem;
  *   3. one writer appending to a file frame while readers, each with its
  *      own handle (reopened now and then), follow it and check every chunk
- *      they see.
+ *      they see;
+ *   4. threads sharing one compression and one decompression context
+ *      (undefined in C-Blosc2; here calls on one context take turns).
  * A watchdog alarm turns a deadlock into a failure instead of a hang.
  * Failures are counted atomically (the shared CHECK counter is not). */
 #include <pthread.h>
@@ -201,6 +203,40 @@ static void writer_and_readers(void) {
   blosc2_schunk_free(writer);
 }
 
+/* ---- 4. shared contexts ---- */
+
+static blosc2_context *shared_cctx, *shared_dctx;
+
+static void *use_shared_contexts(void *arg) {
+  int id = (int)(intptr_t)arg;
+  enum { N = 4096 };
+  int32_t src[N], back[N];
+  uint8_t comp[N * 4 + BLOSC2_MAX_OVERHEAD];
+  for (int i = 0; i < 2000; i++) {
+    fill_chunk(src, N, id * 7919 + i);
+    int csize = blosc2_compress_ctx(shared_cctx, src, sizeof(src), comp, sizeof(comp));
+    SCHECK(csize > 0);
+    if (csize <= 0) continue;
+    SCHECK(blosc2_decompress_ctx(shared_dctx, comp, csize, back, sizeof(back)) == (int)sizeof(back));
+    SCHECK(memcmp(src, back, sizeof(src)) == 0);
+  }
+  return NULL;
+}
+
+static void shared_contexts(void) {
+  blosc2_cparams cp = int32_cparams(BLOSC_LZ4, 5);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  shared_cctx = blosc2_create_cctx(cp);
+  shared_dctx = blosc2_create_dctx(dp);
+  SCHECK(shared_cctx != NULL && shared_dctx != NULL);
+  if (shared_cctx == NULL || shared_dctx == NULL) return;
+  pthread_t th[NWORKERS];
+  for (intptr_t i = 0; i < NWORKERS; i++) pthread_create(&th[i], NULL, use_shared_contexts, (void *)i);
+  for (int i = 0; i < NWORKERS; i++) pthread_join(th[i], NULL);
+  blosc2_free_ctx(shared_cctx);
+  blosc2_free_ctx(shared_dctx);
+}
+
 int main(void) {
   /* Generous for valgrind; a normal run takes a few seconds. */
   alarm(600);
@@ -222,6 +258,9 @@ int main(void) {
   many_readers(&sparse_frame);
 
   writer_and_readers();
+#ifndef CAPI_REFERENCE
+  shared_contexts();
+#endif
 
   scratch_done();
   blosc2_destroy();
