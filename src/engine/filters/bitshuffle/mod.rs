@@ -22,6 +22,31 @@ pub mod sse2;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 use crate::engine::cpu;
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+thread_local! {
+    /// The SIMD kernels' tile buffer, kept per thread: a fresh zeroed
+    /// 32 KiB per block was 5% of decoding a bitshuffled zlib chunk.
+    static TILE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a buffer of `len` bytes of unspecified content: the
+/// thread's kept tile buffer, or a fresh one when that is in use or gone.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+fn with_tile<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut f = Some(f);
+    let kept = TILE.try_with(|cell| {
+        let mut buf = cell.try_borrow_mut().ok()?;
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        Some((f.take().expect("called once"))(&mut buf[..len]))
+    });
+    match kept {
+        Ok(Some(r)) => r,
+        _ => (f.take().expect("called once"))(&mut vec![0u8; len]),
+    }
+}
+
 /// Transpose, byte by byte, the 8x8 bit matrices spread over registers
 /// 0..8 of the array `$p`: bit `c` of a byte of register `r` swaps with bit
 /// `r` of the same byte of register `c`. Three steps exchange 1-bit, 2-bit
@@ -130,29 +155,30 @@ macro_rules! bitshuffle_kernels {
             if start + UNIT > n || !is_available() || dst.len() != src.len() {
                 return start;
             }
-            let mut scratch = vec![0u8; tile_items(typesize, n - start) * typesize];
-            let mut i = start;
-            while i + UNIT <= n {
-                let items = tile_items(typesize, n - i);
-                let planes: &[u8] = if typesize == 1 {
-                    // 1-byte items are their own byte plane, but reading
-                    // them straight from memory leaves the transposition
-                    // waiting on loads (0.73x the reference on random 4 MiB
-                    // chunks); a memcpy streams the tile into cache at full
-                    // bandwidth first, as C's bshuf_trans_byte_elem does.
-                    scratch[..items].copy_from_slice(&src[i..i + items]);
-                    &scratch[..items]
-                } else {
-                    shuffle_planes(typesize, items, &src[i * typesize..], &mut scratch);
-                    &scratch[..items * typesize]
-                };
-                // SAFETY: the features are available; `i + items <= n`,
-                // `items` is a multiple of UNIT and `planes` holds
-                // `items * typesize` bytes.
-                unsafe { scatter_bits(typesize, i, items, planes, dst) };
-                i += items;
-            }
-            i
+            super::with_tile(tile_items(typesize, n - start) * typesize, |scratch| {
+                let mut i = start;
+                while i + UNIT <= n {
+                    let items = tile_items(typesize, n - i);
+                    let planes: &[u8] = if typesize == 1 {
+                        // 1-byte items are their own byte plane, but reading
+                        // them straight from memory leaves the transposition
+                        // waiting on loads (0.73x the reference on random 4 MiB
+                        // chunks); a memcpy streams the tile into cache at full
+                        // bandwidth first, as C's bshuf_trans_byte_elem does.
+                        scratch[..items].copy_from_slice(&src[i..i + items]);
+                        &scratch[..items]
+                    } else {
+                        shuffle_planes(typesize, items, &src[i * typesize..], scratch);
+                        &scratch[..items * typesize]
+                    };
+                    // SAFETY: the features are available; `i + items <= n`,
+                    // `items` is a multiple of UNIT and `planes` holds
+                    // `items * typesize` bytes.
+                    unsafe { scatter_bits(typesize, i, items, planes, dst) };
+                    i += items;
+                }
+                i
+            })
         }
 
         /// Inverse of [`bitshuffle_from`].
@@ -161,29 +187,32 @@ macro_rules! bitshuffle_kernels {
             if start + UNIT > n || !is_available() || dst.len() != src.len() {
                 return start;
             }
-            let mut scratch = Vec::new();
-            if typesize > 1 {
-                scratch.resize(tile_items(typesize, n - start) * typesize, 0);
-            }
-            let mut i = start;
-            while i + UNIT <= n {
-                let items = tile_items(typesize, n - i);
-                if typesize == 1 {
-                    // SAFETY: as below, with the output slice as the plane
-                    // buffer.
-                    unsafe { gather_bits(typesize, i, items, src, &mut dst[i..i + items]) };
-                } else {
-                    // SAFETY: the features are available; `i + items <= n`,
-                    // `items` is a multiple of UNIT and `scratch` holds
-                    // `items * typesize` bytes.
-                    unsafe { gather_bits(typesize, i, items, src, &mut scratch) };
-                    // Garbage spilled past the tile lands in items done later
-                    // (or in the leftover bytes, copied last).
-                    unshuffle_planes(typesize, items, &scratch, &mut dst[i * typesize..]);
+            let tile = if typesize > 1 {
+                tile_items(typesize, n - start) * typesize
+            } else {
+                0
+            };
+            super::with_tile(tile, |scratch| {
+                let mut i = start;
+                while i + UNIT <= n {
+                    let items = tile_items(typesize, n - i);
+                    if typesize == 1 {
+                        // SAFETY: as below, with the output slice as the plane
+                        // buffer.
+                        unsafe { gather_bits(typesize, i, items, src, &mut dst[i..i + items]) };
+                    } else {
+                        // SAFETY: the features are available; `i + items <= n`,
+                        // `items` is a multiple of UNIT and `scratch` holds
+                        // `items * typesize` bytes.
+                        unsafe { gather_bits(typesize, i, items, src, scratch) };
+                        // Garbage spilled past the tile lands in items done later
+                        // (or in the leftover bytes, copied last).
+                        unshuffle_planes(typesize, items, scratch, &mut dst[i * typesize..]);
+                    }
+                    i += items;
                 }
-                i += items;
-            }
-            i
+                i
+            })
         }
 
         /// Forward step: bit planes of items `i .. i + items` from their byte
