@@ -4,6 +4,7 @@
 //! as the input (C-Blosc2's `maxout`): a result of 0 means "store raw".
 
 pub mod blosclz;
+mod inflate;
 pub mod lz4;
 pub mod lz4hc;
 mod pattern;

@@ -1,4 +1,4 @@
-//! Per-thread zlib streams kept across blocks and calls.
+//! Per-thread zlib compressor and decompressor kept across blocks and calls.
 //!
 //! `compress2`/`uncompress` set up a new stream for every block: for
 //! deflate that is ~270 KB of state allocated and cleared, which at level 1
@@ -6,39 +6,35 @@
 //! instead (zlib-rs then clears only the hash heads, like zlib-ng's
 //! `deflateReset`). A reset stream writes exactly the bytes a fresh one
 //! does, so the chunks stay identical to C-Blosc2's; the tests compare
-//! with the one-shot functions in `zlib.rs`.
+//! with the one-shot functions in `zlib.rs`. Decompression goes through
+//! libdeflate ([`super::inflate`]).
 
 #![allow(unsafe_code)]
 
 use libz_rs_sys::{uInt, z_stream};
 
+use super::inflate::Inflater;
 use super::zlib::new_stream;
 use crate::engine::error::{Error, Result};
 
-/// An initialised stream (`.1`: a deflate one, else inflate), boxed
-/// because zlib keeps a pointer to it in its state (the stream must not
-/// move between calls). Dropping it ends it.
-struct Stream(Box<z_stream>, bool);
+/// An initialised deflate stream, boxed because zlib keeps a pointer to it
+/// in its state (the stream must not move between calls). Dropping it ends
+/// it.
+struct Stream(Box<z_stream>);
 
 impl Drop for Stream {
     fn drop(&mut self) {
         if self.0.state.is_null() {
             return;
         }
-        // SAFETY: initialised by deflateInit_/inflateInit_ (a non-null
-        // state), ended once here.
-        unsafe {
-            if self.1 {
-                libz_rs_sys::deflateEnd(&mut *self.0);
-            } else {
-                libz_rs_sys::inflateEnd(&mut *self.0);
-            }
-        }
+        // SAFETY: initialised by deflateInit_ (a non-null state), ended
+        // once here.
+        unsafe { libz_rs_sys::deflateEnd(&mut *self.0) };
     }
 }
 
 impl Stream {
-    /// One `deflate`/`inflate` call with `Z_FINISH` from all of `src`
+    /// One `deflate` call with `Z_FINISH` from all of `src`
     /// (`avail_in` bytes) into `dst` (`avail_out` bytes): zlib's return
     /// code and the bytes written.
     fn finish(&mut self, src: &[u8], avail_in: uInt, dst: &mut [u8], avail_out: uInt) -> (i32, usize) {
@@ -51,13 +47,7 @@ impl Stream {
         // `avail_out` describe `dst` (the callers convert the lengths),
         // both live for this call; zlib reads and writes only within them.
         // The pointers are cleared before the slices' borrows end.
-        let rc = unsafe {
-            if self.1 {
-                libz_rs_sys::deflate(z, libz_rs_sys::Z_FINISH)
-            } else {
-                libz_rs_sys::inflate(z, libz_rs_sys::Z_FINISH)
-            }
-        };
+        let rc = unsafe { libz_rs_sys::deflate(z, libz_rs_sys::Z_FINISH) };
         let written = avail_out.saturating_sub(z.avail_out) as usize;
         z.next_in = std::ptr::null_mut();
         z.next_out = std::ptr::null_mut();
@@ -69,11 +59,11 @@ impl Stream {
 // alone; zlib holds no thread-local or shared data for them.
 unsafe impl Send for Stream {}
 
-/// The kept deflate stream (with its level) and inflate stream.
+/// The kept deflate stream (with its level) and inflate decoder.
 #[derive(Default)]
 pub struct ZlibState {
     deflate: Option<(i32, Stream)>,
-    inflate: Option<Stream>,
+    inflate: Option<Inflater>,
 }
 
 impl ZlibState {
@@ -112,23 +102,13 @@ impl ZlibState {
     }
 
     /// Decompress a zlib stream into `dst` as `uncompress` does; `None`
-    /// when malformed.
+    /// when malformed or when it does not decode into `dst`.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
-        let Some((avail_in, avail_out)) = stream_lengths(src, dst).filter(|&(_, o)| o > 0) else {
-            return super::zlib::decompress(src, dst);
+        let inflater = match &mut self.inflate {
+            Some(i) => i,
+            slot => slot.insert(Inflater::new()?),
         };
-        let strm = match &mut self.inflate {
-            Some(s) => {
-                // SAFETY: `s` was initialised by inflateInit_ and not ended.
-                if unsafe { libz_rs_sys::inflateReset(&mut *s.0) } != libz_rs_sys::Z_OK {
-                    return None;
-                }
-                s
-            }
-            slot => slot.insert(inflate_stream()?),
-        };
-        let (rc, written) = strm.finish(src, avail_in, dst, avail_out);
-        (rc == libz_rs_sys::Z_STREAM_END).then_some(written)
+        inflater.decompress(src, dst)
     }
 }
 
@@ -139,7 +119,7 @@ fn stream_lengths(src: &[u8], dst: &[u8]) -> Option<(uInt, uInt)> {
 }
 
 fn deflate_stream(level: i32) -> Result<Stream> {
-    let mut s = Stream(Box::new(new_stream()), true);
+    let mut s = Stream(Box::new(new_stream()));
     // SAFETY: a zeroed stream with allocator hooks, as deflateInit expects;
     // boxed, so the address zlib records stays valid.
     let rc = unsafe {
@@ -156,23 +136,6 @@ fn deflate_stream(level: i32) -> Result<Stream> {
         return Err(Error::CodecParam);
     }
     Ok(s)
-}
-
-fn inflate_stream() -> Option<Stream> {
-    let mut s = Stream(Box::new(new_stream()), false);
-    // SAFETY: as in `deflate_stream`.
-    let rc = unsafe {
-        libz_rs_sys::inflateInit_(
-            &mut *s.0,
-            libz_rs_sys::zlibVersion(),
-            std::mem::size_of::<z_stream>() as i32,
-        )
-    };
-    if rc != libz_rs_sys::Z_OK {
-        s.0.state = std::ptr::null_mut();
-        return None;
-    }
-    Some(s)
 }
 
 #[cfg(test)]
