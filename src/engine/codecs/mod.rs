@@ -7,6 +7,7 @@ pub mod blosclz;
 mod inflate;
 pub mod lz4;
 pub mod lz4hc;
+mod match_end;
 mod pattern;
 #[cfg(feature = "snappy")]
 pub mod snappy;

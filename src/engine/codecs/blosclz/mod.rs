@@ -25,6 +25,7 @@
 //! the encoder reads 32-bit words in little-endian order, as C does on the
 //! little-endian machines Blosc is used on.
 
+use crate::engine::codecs::match_end::{first_difference, EndGuess};
 use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period};
 
 /// Longest literal run encoded by one control byte.
@@ -257,49 +258,6 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) 
         return match_end_long(s, ip + 8, r + 8, bound);
     }
     match_end_long(s, ip, r, bound)
-}
-
-/// Where the last short matches ended, for [`first_difference`].
-#[derive(Default)]
-struct EndGuess {
-    /// Index of the first differing byte in the last match.
-    index: u32,
-    /// How many matches in a row had that index.
-    streak: u32,
-}
-
-/// Matches in a row ending alike before [`first_difference`] trusts the
-/// pattern.
-const TRUSTED_STREAK: u32 = 8;
-
-/// Index of the lowest non-zero byte of `x` (non-zero).
-///
-/// Where the encoder resumes, and so every load after a match, depends on
-/// this index. Computed (`trailing_zeros`), it makes the next match wait
-/// for the data of this one: on unshuffled integers, a short match every
-/// few bytes all ending alike, that chain of loads cost a third of the
-/// encoder's time (0.73x C, whose byte loop has an exit the CPU predicts).
-/// So once matches have ended alike for a while, the same index is tried
-/// first behind a branch, which the CPU predicts and runs ahead of. Where
-/// lengths vary (shuffled floats) the streak stays short and the branch is
-/// never tried: always trying it mispredicted so often that those ran at
-/// 0.7x.
-#[inline(always)]
-fn first_difference(x: u64, guess: &mut EndGuess) -> usize {
-    if guess.streak >= TRUSTED_STREAK {
-        let g = guess.index;
-        let below = (1u64 << (8 * g)) - 1;
-        if x & below == 0 && (x >> (8 * g)) & 0xff != 0 {
-            return g as usize;
-        }
-        guess.streak = 0;
-    }
-    let n = x.trailing_zeros() / 8;
-    // Branch-free bookkeeping: a branch here would mispredict on varying
-    // lengths.
-    guess.streak = (guess.streak + 1) * u32::from(n == guess.index);
-    guess.index = n;
-    n as usize
 }
 
 /// [`match_end`] as a call: inlined into the probe's per-byte scan, its

@@ -507,30 +507,3 @@ fn copy_match_paths_agree_with_bytewise() {
         assert!(a[..op + len] == b[..op + len], "op {op} d {d} len {len} size {size}");
     }
 }
-
-/// The guessed index of the first differing byte is always the computed
-/// one: through long streaks, streak breaks and random words.
-#[test]
-fn first_difference_agrees_with_trailing_zeros() {
-    let mut guess = EndGuess::default();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut word = |byte: u32| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        // Non-zero at `byte`, zero below it, anything above.
-        ((state | 1) << (8 * byte)) | (1u64 << (8 * byte))
-    };
-    let mut xs = Vec::new();
-    for round in 0..200u32 {
-        let byte = round % 8;
-        // A streak long enough to be trusted, then one that breaks it.
-        xs.extend((0..TRUSTED_STREAK + 3).map(|_| word(byte)));
-        xs.push(word((byte + 3) % 8));
-        xs.extend((0..5).map(|i| word((round + i) % 8)));
-    }
-    for x in xs {
-        assert_ne!(x, 0);
-        assert_eq!(first_difference(x, &mut guess), (x.trailing_zeros() / 8) as usize, "{x:#x}");
-    }
-}

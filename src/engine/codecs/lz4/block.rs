@@ -8,6 +8,8 @@
 //! bytes that are added to it until one is not 255. The last sequence has
 //! literals only.
 
+use crate::engine::codecs::match_end::{first_difference, EndGuess};
+
 /// Shortest match the format can express.
 pub(crate) const MIN_MATCH: usize = 4;
 /// The last 5 bytes of a block are always literals: C's decoder relies on it.
@@ -59,6 +61,21 @@ pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -
         let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
         if diff != 0 {
             return (diff.trailing_zeros() / 8) as usize;
+        }
+        return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
+    }
+    count_forward_long(buf, cand, cur, limit)
+}
+
+/// [`count_forward`] for a match finder that resumes right after the match:
+/// the end of a short match is guessed when matches have been ending alike
+/// (see [`first_difference`]).
+#[inline(always)]
+pub(crate) fn count_forward_guessed(buf: &[u8], cand: usize, cur: usize, limit: usize, guess: &mut EndGuess) -> usize {
+    if cur + 8 <= limit {
+        let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
+        if diff != 0 {
+            return first_difference(diff, guess);
         }
         return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
     }

@@ -4,9 +4,10 @@
 //! values skip incompressible regions sooner at the cost of missed matches).
 
 use super::block::{
-    count_backward, count_forward, read_u32, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_INPUT,
-    MIN_MATCH,
+    count_backward, count_forward_guessed, read_u32, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT,
+    MIN_INPUT, MIN_MATCH,
 };
+use crate::engine::codecs::match_end::EndGuess;
 
 /// Misses before the probing step grows by one (as LZ4's `LZ4_skipTrigger`).
 const SKIP_TRIGGER: u32 = 6;
@@ -125,6 +126,7 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
         ip = 1;
     }
     let mut fwd_h = T::hash(buf, ip);
+    let mut guess = EndGuess::default();
 
     'search: loop {
         // Probe forward until the 4 bytes at `ip` equal those at a candidate.
@@ -154,7 +156,7 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
         cand -= back;
 
         loop {
-            let ml = MIN_MATCH + count_forward(buf, cand + MIN_MATCH, ip + MIN_MATCH, match_limit);
+            let ml = MIN_MATCH + count_forward_guessed(buf, cand + MIN_MATCH, ip + MIN_MATCH, match_limit, &mut guess);
             w.sequence(buf, anchor, ip - anchor, ip - cand, ml)?;
             ip += ml;
             anchor = ip;
