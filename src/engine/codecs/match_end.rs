@@ -5,7 +5,7 @@
 //! index is sometimes guessed.
 
 /// Where the last short matches ended, for [`first_difference`].
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct EndGuess {
     /// Index of the first differing byte in the last match.
     index: u32,
