@@ -107,8 +107,25 @@ fn count_forward_long(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usiz
 #[inline(always)]
 pub(crate) fn count_backward(buf: &[u8], cand: usize, cur: usize, cur_low: usize, cand_low: usize) -> usize {
     let max = (cur - cur_low).min(cand - cand_low);
+    // Usually nothing extends backward: one byte, behind a branch the CPU
+    // predicts (a computed count would make the caller wait on the data).
+    if max == 0 || buf[cand - 1] != buf[cur - 1] {
+        return 0;
+    }
+    // Then 8 bytes at a time (LZ4HC's wider searches extend matches back
+    // by tens of bytes); equal-length views drop per-load bounds checks.
+    let a = &buf[cur - max..cur];
+    let b = &buf[cand - max..cand];
     let mut n = 0;
-    while n < max && buf[cand - n - 1] == buf[cur - n - 1] {
+    for (x, y) in a.rchunks_exact(8).zip(b.rchunks_exact(8)) {
+        let diff = u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
+        if diff != 0 {
+            // The byte nearest the end is the most significant one.
+            return n + (diff.leading_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    while n < max && a[max - n - 1] == b[max - n - 1] {
         n += 1;
     }
     n

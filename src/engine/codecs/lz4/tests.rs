@@ -742,3 +742,31 @@ fn sizes_around_64k_limit_match_c() {
         assert_eq!((n, hash), (c_size, c_hash), "input of {len} bytes");
     }
 }
+
+/// The word-at-a-time backward count agrees with a byte loop, at every
+/// alignment and up to both lower bounds.
+#[test]
+fn count_backward_matches_a_byte_loop() {
+    use super::block::count_backward;
+    // A period of 37 with sparse changes: backward runs of every length.
+    let buf: Vec<u8> = (0..600u32)
+        .map(|i| if i % 97 == 13 { 0xEE } else { (i % 37) as u8 })
+        .collect();
+    for cur in (37..600).step_by(7) {
+        let cand = cur - 37;
+        for cur_low in [0, cur / 3, cur - 1, cur] {
+            for cand_low in [0, cand / 2, cand] {
+                let max = (cur - cur_low).min(cand - cand_low);
+                let mut want = 0;
+                while want < max && buf[cand - want - 1] == buf[cur - want - 1] {
+                    want += 1;
+                }
+                assert_eq!(
+                    count_backward(&buf, cand, cur, cur_low, cand_low),
+                    want,
+                    "cur {cur} cand {cand}"
+                );
+            }
+        }
+    }
+}
