@@ -50,6 +50,7 @@ pub(crate) fn first_difference(x: u64, guess: &mut EndGuess) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     /// The guessed index of the first differing byte is always the computed
     /// one: through long streaks, streak breaks and random words.
     #[test]

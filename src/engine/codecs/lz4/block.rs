@@ -53,18 +53,7 @@ pub(crate) fn read_u64(buf: &[u8], i: usize) -> u64 {
 /// stopping before `cur` reaches `limit` (at most `buf.len()`).
 #[inline(always)]
 pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usize {
-    // Most matches of unfiltered data end within 8 bytes: test those first,
-    // with no setup (the first differing byte is found from the lowest set
-    // bit of the XOR of little-endian loads). Long matches go on in
-    // `count_forward_long`, whose loop has no per-load bounds checks.
-    if cur + 8 <= limit {
-        let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
-        if diff != 0 {
-            return (diff.trailing_zeros() / 8) as usize;
-        }
-        return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
-    }
-    count_forward_long(buf, cand, cur, limit)
+    count_forward_with(buf, cand, cur, limit, |diff| (diff.trailing_zeros() / 8) as usize)
 }
 
 /// [`count_forward`] for a match finder that resumes right after the match:
@@ -72,10 +61,26 @@ pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -
 /// (see [`first_difference`]).
 #[inline(always)]
 pub(crate) fn count_forward_guessed(buf: &[u8], cand: usize, cur: usize, limit: usize, guess: &mut EndGuess) -> usize {
+    count_forward_with(buf, cand, cur, limit, |diff| first_difference(diff, guess))
+}
+
+/// [`count_forward`] with `first_difference` locating the first differing
+/// byte in the XOR of the first 8 bytes (non-zero).
+#[inline(always)]
+fn count_forward_with(
+    buf: &[u8],
+    cand: usize,
+    cur: usize,
+    limit: usize,
+    first_difference: impl FnOnce(u64) -> usize,
+) -> usize {
+    // Most matches of unfiltered data end within 8 bytes: test those first,
+    // with no setup. Long matches go on in `count_forward_long`, whose loop
+    // has no per-load bounds checks.
     if cur + 8 <= limit {
         let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
         if diff != 0 {
-            return first_difference(diff, guess);
+            return first_difference(diff);
         }
         return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
     }
