@@ -240,7 +240,10 @@ fn store_memcpyed(
     hdr.write(dest);
     let body = &mut dest[plan.hl..total];
     match &plan.cp.prefilter {
-        None => bulk::copy(body, plan.src),
+        None => bulk::share_out(pool, body, 1, |start, out| {
+            bulk::copy(out, &plan.src[start..start + out.len()]);
+            Ok(())
+        })?,
         Some(pf) => {
             let ws = pool.serial_scratch();
             ws.reserve_staging(plan.blocksize);

@@ -657,20 +657,22 @@ pub(crate) fn decompress_chunk(
     }
     let dest = &mut dest[..nbytes];
     let masked = |j: usize| opts.maskout.is_some_and(|m| m[j]);
-    if chunk.special != 0 && opts.postfilter.is_none() && opts.maskout.is_none() {
-        // Whole-buffer fill: much faster than block by block.
-        match chunk.special {
-            special::ZERO => bulk::zero(dest),
-            special::UNINIT => {}
-            special::NAN => fill_pattern(dest, nan_bytes(chunk.spec.typesize)?)?,
-            _ => fill_pattern(dest, &chunk.src[EXTENDED_HEADER_LENGTH..])?,
+    let plain = chunk.special != 0 || (chunk.memcpyed && !chunk.hdr.vl_blocks());
+    if plain && opts.postfilter.is_none() && opts.maskout.is_none() {
+        // Whole-buffer fill or copy, in as many pieces as there are
+        // workers: much faster than block by block.
+        if chunk.special == special::UNINIT {
+            return Ok(nbytes);
         }
-        return Ok(nbytes);
-    }
-    if chunk.memcpyed && !chunk.hdr.vl_blocks() && opts.postfilter.is_none() && opts.maskout.is_none() {
-        // One copy on the calling thread: splitting a memory-bound copy
-        // across threads only adds their wake-up to it.
-        copy_range(chunk, 0, dest)?;
+        let unit = match chunk.special {
+            special::NAN => nan_bytes(chunk.spec.typesize)?.len(),
+            special::VALUE => chunk.src.len().saturating_sub(EXTENDED_HEADER_LENGTH),
+            _ => 1,
+        };
+        bulk::share_out(pool, dest, unit, |start, out| match copy_range(chunk, start, out)? {
+            true => Ok(()),
+            false => Err(Error::Data("size not a multiple of the value size")),
+        })?;
         return Ok(nbytes);
     }
     if chunk.hdr.vl_blocks() {
