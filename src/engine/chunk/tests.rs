@@ -172,6 +172,46 @@ fn getitem_of_memcpyed_and_special_chunks_matches_decompress() {
     }
 }
 
+/// Memcpyed and special chunks large enough to be shared out between
+/// workers decode to the same bytes on any number of threads, with fill
+/// values of odd sizes.
+#[test]
+fn large_memcpyed_and_special_chunks_decode_on_any_threads() {
+    for typesize in [3usize, 8] {
+        let nitems = (3 << 20) / typesize + 5;
+        let nbytes = nitems * typesize;
+        let src = data(nbytes, 1);
+        let p = cp(
+            codec::LZ4,
+            0,
+            typesize as i32,
+            [0, 0, 0, 0, 0, 1],
+            splitmode::FORWARD_COMPAT,
+            2,
+        );
+        let mut chunks = vec![compress_vec(&p, &src).unwrap()];
+        let value: Vec<u8> = (1..=typesize as u8).collect();
+        for (kind, value) in [(Some(SpecialKind::Zeros), None), (None, Some(&value[..]))] {
+            let mut c = vec![0u8; 64];
+            let n = make_special(&p, nbytes as i32, kind, value, &mut c).unwrap();
+            c.truncate(n);
+            chunks.push(c);
+        }
+        let expected = [src, vec![0u8; nbytes], value.repeat(nitems)];
+        for (ch, want) in chunks.iter().zip(&expected) {
+            for nthreads in [1, 2, 3] {
+                let mut ctx = Context::decompressor(DParams {
+                    nthreads,
+                    ..DParams::default()
+                });
+                let mut out = vec![0xAAu8; nbytes];
+                assert_eq!(ctx.decompress(ch, &mut out).unwrap(), nbytes);
+                assert!(out == *want, "typesize {typesize} nthreads {nthreads}");
+            }
+        }
+    }
+}
+
 #[test]
 fn zeros_collapse_to_a_special_chunk() {
     let src = vec![0u8; 100_000];
