@@ -438,17 +438,24 @@ fn encode_blocks(
 
 /// True when every byte of `s` equals the first one.
 fn is_run(s: &[u8]) -> bool {
-    match s.first() {
-        None => true,
-        Some(&x) => {
-            let word = u64::from_ne_bytes([x; 8]);
-            let mut it = s.chunks_exact(8);
-            let body = it
-                .by_ref()
-                .all(|c| u64::from_ne_bytes(c.try_into().unwrap_or([!x; 8])) == word);
-            body && it.remainder().iter().all(|&b| b == x)
+    /// Bytes tested between early exits: whole vectors' worth of words,
+    /// so the test compiles to vector XOR/OR (a word-by-word early exit
+    /// ran at half the speed of C's loop on zero-filled 4 MiB chunks).
+    const SPAN: usize = 128;
+    let Some(&x) = s.first() else {
+        return true;
+    };
+    let word = u64::from_ne_bytes([x; 8]);
+    let mut spans = s.chunks_exact(SPAN);
+    for span in spans.by_ref() {
+        let diff = span.chunks_exact(8).fold(0, |acc, w| {
+            acc | (u64::from_ne_bytes(w.try_into().unwrap_or([!x; 8])) ^ word)
+        });
+        if diff != 0 {
+            return false;
         }
     }
+    spans.remainder().iter().all(|&b| b == x)
 }
 
 /// Run the prefilter and the filter pipeline over block `j`, using the
@@ -606,4 +613,25 @@ fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], p
         samples
     };
     encode_blocks(plan, hdr, dest, pool, Some(&dict))
+}
+
+#[cfg(test)]
+mod tests {
+    /// `is_run` agrees with a byte-by-byte test wherever the odd byte is,
+    /// across span boundaries and short remainders.
+    #[test]
+    fn is_run_agrees_with_a_byte_loop() {
+        for len in [0usize, 1, 7, 8, 127, 128, 129, 255, 256, 1000] {
+            for fill in [0u8, 0x5A] {
+                let mut s = vec![fill; len];
+                assert!(super::is_run(&s), "len {len}");
+                // (One byte alone is always a run.)
+                for at in (0..len).filter(|_| len > 1) {
+                    s[at] ^= 1 << (at % 8);
+                    assert!(!super::is_run(&s), "len {len} odd byte at {at}");
+                    s[at] = fill;
+                }
+            }
+        }
+    }
 }
