@@ -69,6 +69,9 @@ const CHAIN_SIZE: usize = 1 << 16;
 /// Positions are stored plus this offset, so that 0 (an empty table entry)
 /// is never within reach of a real position and needs no separate check.
 const BASE: usize = 1 << 16;
+/// Chain walks with more attempts than this step over runs of one byte
+/// (LZ4 turns its pattern analysis on above it too).
+const RUN_HANDLING_MIN_ATTEMPTS: usize = 128;
 /// Longest match whose length fits in the token nibble (no extra byte): when
 /// two matches overlap, the first is cut to about this length if possible.
 const OPTIMAL_ML: usize = 15 - 1 + MIN_MATCH;
@@ -188,8 +191,11 @@ impl Chain<'_> {
         let search = Search::new(buf, ip, low, limit, longest, self.guess);
         // Two copies of the walk: the one for patterns that are no byte run
         // (most) has no run handling, which keeps its loop small enough for
-        // its state to stay in registers.
-        let done = if search.pattern == search.pattern.rotate_left(8) {
+        // its state to stay in registers. Like LZ4's pattern analysis, run
+        // handling starts at level 9 (more than 128 attempts): below it
+        // the walk is LZ4's plain one, so the blocks come out the same.
+        let byte_run = search.pattern == search.pattern.rotate_left(8);
+        let done = if byte_run && self.attempts > RUN_HANDLING_MIN_ATTEMPTS {
             self.walk::<true>(buf, cand, lowest, search)
         } else {
             self.walk::<false>(buf, cand, lowest, search)
@@ -409,7 +415,10 @@ fn compress_chain(t: &mut Tables, buf: &[u8], start: usize, attempts: usize, w: 
                 ip = anchor;
                 continue 'next_match;
             };
-            if m0.start < m1.start && m2.start < m0.end() {
+            // LZ4 measures `m0`'s length from where `m1` starts now, not
+            // from where `m0` starts: keep its test, so that both parse
+            // (and write) alike.
+            if m0.start < m1.start && m2.start < m1.start + m0.len {
                 m1 = m0;
             }
             if m2.start - m1.start < 3 {
