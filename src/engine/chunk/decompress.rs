@@ -274,14 +274,22 @@ fn fill_pattern(out: &mut [u8], pattern: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The value a NaN or value chunk repeats; `None` for other chunks.
+fn repeated_value<'a>(chunk: &Chunk<'a>) -> Result<Option<&'a [u8]>> {
+    Ok(match chunk.special {
+        special::NAN => Some(nan_bytes(chunk.spec.typesize)?),
+        special::VALUE => Some(chunk.src.get(EXTENDED_HEADER_LENGTH..).unwrap_or(&[])),
+        _ => None,
+    })
+}
+
 /// Produce block `j` of a memcpyed or special chunk into `out`.
 fn copy_block(chunk: &Chunk<'_>, j: usize, out: &mut [u8]) -> Result<()> {
     let off = chunk.block_offset(j);
     match chunk.special {
         special::ZERO => out.fill(0),
         special::UNINIT => {}
-        special::NAN => fill_pattern(out, nan_bytes(chunk.spec.typesize)?)?,
-        special::VALUE => fill_pattern(out, &chunk.src[EXTENDED_HEADER_LENGTH..])?,
+        special::NAN | special::VALUE => fill_pattern(out, repeated_value(chunk)?.unwrap_or(&[]))?,
         _ => {
             let start = chunk.hdr.header_len + off;
             let data = chunk.src.get(start..start + out.len()).ok_or(Error::ReadBuffer)?;
@@ -301,8 +309,7 @@ pub(crate) fn copy_range(chunk: &Chunk<'_>, start: usize, out: &mut [u8]) -> Res
             bulk::zero(out);
             return Ok(true);
         }
-        special::NAN => nan_bytes(chunk.spec.typesize)?,
-        special::VALUE => &chunk.src[EXTENDED_HEADER_LENGTH..],
+        special::NAN | special::VALUE => repeated_value(chunk)?.unwrap_or(&[]),
         0 if chunk.memcpyed && !chunk.hdr.vl_blocks() => {
             let from = chunk.hdr.header_len + start;
             let data = chunk.src.get(from..from + out.len()).ok_or(Error::ReadBuffer)?;
@@ -664,11 +671,7 @@ pub(crate) fn decompress_chunk(
         if chunk.special == special::UNINIT {
             return Ok(nbytes);
         }
-        let unit = match chunk.special {
-            special::NAN => nan_bytes(chunk.spec.typesize)?.len(),
-            special::VALUE => chunk.src.len().saturating_sub(EXTENDED_HEADER_LENGTH),
-            _ => 1,
-        };
+        let unit = repeated_value(chunk)?.map_or(1, <[u8]>::len);
         bulk::share_out(pool, dest, unit, |start, out| match copy_range(chunk, start, out)? {
             true => Ok(()),
             false => Err(Error::Data("size not a multiple of the value size")),
