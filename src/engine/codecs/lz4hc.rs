@@ -69,8 +69,8 @@ const CHAIN_SIZE: usize = 1 << 16;
 /// Positions are stored plus this offset, so that 0 (an empty table entry)
 /// is never within reach of a real position and needs no separate check.
 const BASE: usize = 1 << 16;
-/// Chain walks with more attempts than this step over runs of one byte
-/// (LZ4 turns its pattern analysis on above it too).
+/// Chain walks with more attempts than this jump over runs of one byte, as
+/// LZ4's pattern analysis does from the same number of attempts up.
 const RUN_HANDLING_MIN_ATTEMPTS: usize = 128;
 /// Longest match whose length fits in the token nibble (no extra byte): when
 /// two matches overlap, the first is cut to about this length if possible.
@@ -191,9 +191,10 @@ impl Chain<'_> {
         let search = Search::new(buf, ip, low, limit, longest, self.guess);
         // Two copies of the walk: the one for patterns that are no byte run
         // (most) has no run handling, which keeps its loop small enough for
-        // its state to stay in registers. Like LZ4's pattern analysis, run
-        // handling starts at level 9 (more than 128 attempts): below it
-        // the walk is LZ4's plain one, so the blocks come out the same.
+        // its state to stay in registers. Run handling is LZ4's pattern
+        // analysis, which starts at level 9 (more than 128 attempts); with
+        // it and without it, the walk visits what LZ4's does, so the blocks
+        // come out the same.
         let byte_run = search.pattern == search.pattern.rotate_left(8);
         let done = if byte_run && self.attempts > RUN_HANDLING_MIN_ATTEMPTS {
             self.walk::<true>(buf, cand, lowest, search)
@@ -206,10 +207,12 @@ impl Chain<'_> {
 
     /// Walks the chain from `cand` down to `lowest` (both + [`BASE`]) for
     /// [`Self::find`]; `BYTE_RUN` says whether the searched pattern is one
-    /// byte repeated.
+    /// byte repeated (and run handling is on).
     #[inline(always)]
     fn walk<const BYTE_RUN: bool>(&self, buf: &[u8], mut cand: usize, lowest: usize, mut search: Search) -> Search {
         let (ip, limit, pattern) = (search.ip, search.limit, search.pattern);
+        let lowest_pos = lowest - BASE;
+        // Length of the run of one byte that starts at `ip` (0: not counted yet).
         let mut src_run = 0;
         let mut attempts = self.attempts;
         while cand >= lowest && attempts > 0 {
@@ -217,31 +220,45 @@ impl Chain<'_> {
             let c = cand - BASE;
             search.try_at(buf, c);
             let delta = self.t.chain[cand & (CHAIN_SIZE - 1)] as usize;
-            if BYTE_RUN && delta == 1 && read_u32(buf, c) == pattern {
-                // `ip` starts with a run of one byte and so does `c`, whose
-                // chain then steps through that run one position at a time,
-                // each giving about the same match: a long run (zeros) would
-                // eat all the attempts. Try only the two positions of the run
-                // that matter (the one whose run ends where the source run
-                // ends, so the match can go on past it, and the run's start)
-                // and jump past the run.
+            if BYTE_RUN && delta == 1 && c > lowest_pos && read_u32(buf, c - 1) == pattern {
+                // `ip` starts with a run of one byte and `c` sits in another
+                // run of it, whose chain steps through the run one position
+                // at a time, each giving about the same match: a long run
+                // (zeros) would eat all the attempts. Jump instead, as LZ4's
+                // pattern analysis does (so that the blocks come out the
+                // same): to where the run ends as far from its end as the
+                // source run is long, when the run holds the source run and
+                // that position has not been tried yet; else to the run's
+                // start, which is the next candidate (or, without look-back,
+                // gives the match directly and the walk goes on below it).
                 let b = pattern as u8;
                 if src_run == 0 {
                     src_run = MIN_MATCH + count_byte(buf, ip + MIN_MATCH, limit, b);
                 }
-                let fwd = MIN_MATCH + count_byte(buf, c + MIN_MATCH, limit, b);
-                let lowest_pos = lowest - BASE;
-                let back = count_byte_back(buf, c, lowest_pos, b);
-                if back + fwd >= src_run && fwd < src_run {
-                    let aligned = c + fwd - src_run;
-                    search.try_at(buf, aligned);
+                let prev = c - 1;
+                let fwd = MIN_MATCH + count_byte(buf, prev + MIN_MATCH, limit, b);
+                let back = count_byte_back(buf, prev, lowest_pos, b);
+                let segment = back + fwd;
+                if segment >= src_run && fwd <= src_run {
+                    cand = prev + fwd - src_run + BASE;
+                    continue;
                 }
-                let run_start = c - back;
-                if run_start != c {
-                    search.try_at(buf, run_start);
+                let run_start = prev - back;
+                cand = run_start + BASE;
+                if ip == search.low {
+                    let len = segment.min(src_run);
+                    if search.longest < len {
+                        search.take(
+                            buf,
+                            Match {
+                                start: ip,
+                                len,
+                                source: run_start,
+                            },
+                        );
+                    }
+                    cand -= self.t.chain[cand & (CHAIN_SIZE - 1)] as usize;
                 }
-                let idx = run_start + BASE;
-                cand = idx - self.t.chain[idx & (CHAIN_SIZE - 1)] as usize;
                 continue;
             }
             cand -= delta;
@@ -308,13 +325,22 @@ impl Search {
             MIN_MATCH + count_forward_guessed(buf, c + MIN_MATCH, self.ip + MIN_MATCH, self.limit, &mut self.guess);
         let back = count_backward(buf, c, self.ip, self.low, 0);
         if fwd + back > self.longest {
-            self.best = Some(Match {
-                start: self.ip - back,
-                len: fwd + back,
-                source: c - back,
-            });
-            self.set_longest(buf, fwd + back);
+            self.take(
+                buf,
+                Match {
+                    start: self.ip - back,
+                    len: fwd + back,
+                    source: c - back,
+                },
+            );
         }
+    }
+
+    /// Makes `m` (longer than the best so far) the best.
+    #[inline(always)]
+    fn take(&mut self, buf: &[u8], m: Match) {
+        self.best = Some(m);
+        self.set_longest(buf, m.len);
     }
 }
 
