@@ -55,25 +55,18 @@ pub struct Measured {
 }
 
 /// How long a cell may take, and how many repetitions it wants.
+///
+/// Every cell times at least `reps` repetitions (rounded up to whole ABBA
+/// pairs), however slow: with one or two pairs, one disturbed pair decides
+/// the cell. On a shared 2-vCPU machine, cells running the same C zstd in
+/// both engines came out at 0.73-0.84 that way. A slow cell times less
+/// data per repetition instead (down to one chunk).
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     /// Wanted repetitions (medians over these).
     pub reps: usize,
     /// Target seconds for the timed repetitions of one cell.
     pub seconds: f64,
-}
-
-impl Budget {
-    /// The repetitions to time after a warm-up repetition that took
-    /// `t_rep` seconds: `reps`, or fewer (whole ABBA pairs) when they
-    /// would not fit the cell's time.
-    pub fn fit(&self, reps: usize, t_rep: f64) -> usize {
-        if t_rep * reps as f64 > self.seconds {
-            even(((self.seconds / t_rep) as usize).clamp(1, reps.max(1)))
-        } else {
-            reps
-        }
-    }
 }
 
 /// Our CParams / DParams for `s`.
@@ -346,9 +339,8 @@ impl Chunked<'_> {
 
 /// Compress `data` in chunks of `chunk` bytes and decompress them back.
 /// Timed repetitions cover as many chunks as fit the budget (at least
-/// one), `budget.reps` of them at least (fewer, down to one ABBA pair,
-/// for cells slower than the budget) and up to ten times that for cheap
-/// cells.
+/// one), `budget.reps` of them at least (also for cells slower than the
+/// budget) and up to ten times that for cheap cells.
 pub fn chunked(
     data: &[u8],
     chunk: usize,
@@ -387,14 +379,12 @@ pub fn chunked(
     // Cheap cells repeat more (up to half the budget, at most 10x), as a
     // single scheduling hiccup matters more the shorter a repetition is.
     let fit = (budget.seconds / per_rep(nchunks).max(1e-9)) as usize;
-    // A cell slower than the budget even on one chunk gets one ABBA pair
-    // (its calibration plus one): repetitions of seconds vary little.
+    // A cell slower than the budget still gets all its repetitions (see
+    // `Budget`).
     let reps = even(if fit >= budget.reps {
         (fit / 2).clamp(budget.reps, 10 * budget.reps)
-    } else if fit == 0 {
-        2
     } else {
-        fit.max(budget.reps.min(3))
+        budget.reps
     });
     let src = &data[..(nchunks * chunk).min(data.len())];
     let npieces = nchunks.min(total);
@@ -499,12 +489,11 @@ pub fn schunk(
     let mut ct = vec![Vec::new(); ns];
     let mut dt = vec![Vec::new(); ns];
     let mut ratio = vec![0.0; ns];
-    let mut reps = even(budget.reps);
-    // Repetition 0 is a warm-up that also sizes the number of repetitions.
+    let reps = even(budget.reps);
+    // Repetition 0 is a warm-up.
     let mut rep = 0;
     while rep <= reps {
         let ord = order(rep, ns);
-        let t_rep = Instant::now();
         let mut scs: Vec<Option<AnySChunk<'_>>> = (0..ns).map(|_| None).collect();
         for &k in &ord {
             let url = (wh == Where::File).then(|| paths[k].clone());
@@ -577,9 +566,6 @@ pub fn schunk(
             ratio[k] = nb as f64 / cb.max(1) as f64;
         }
         drop(scs);
-        if rep == 0 {
-            reps = budget.fit(reps, t_rep.elapsed().as_secs_f64());
-        }
         rep += 1;
     }
     for p in &paths {

@@ -106,10 +106,9 @@ pub fn slice(
     let mut ct = vec![Vec::new(); ns];
     let mut dt = vec![Vec::new(); ns];
     let mut ratio = vec![0.0; ns];
-    let mut reps = even(budget.reps);
+    let reps = even(budget.reps);
     let mut rep = 0;
     while rep <= reps {
-        let t_rep = Instant::now();
         let mut arrays: Vec<Option<AnyArray<'_>>> = (0..ns).map(|_| None).collect();
         for k in order(rep, ns) {
             let t = Instant::now();
@@ -152,9 +151,6 @@ pub fn slice(
             ratio[k] = nb as f64 / cb.max(1) as f64;
         }
         drop(arrays);
-        if rep == 0 {
-            reps = budget.fit(reps, t_rep.elapsed().as_secs_f64());
-        }
         rep += 1;
     }
     // Speeds in MB/s of the slice for decompression; compression is the
