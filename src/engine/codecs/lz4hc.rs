@@ -149,7 +149,13 @@ impl Match {
 /// Hash of the 4 bytes at `pos` for the chain heads.
 #[inline(always)]
 fn hash4(buf: &[u8], pos: usize) -> usize {
-    (read_u32(buf, pos).wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
+    hash_key(read_u32(buf, pos))
+}
+
+/// Hash of 4 bytes read as a little-endian `key`.
+#[inline(always)]
+fn hash_key(key: u32) -> usize {
+    (key.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
 }
 
 /// Hash-chain match finder over `buf`.
@@ -167,14 +173,18 @@ impl Chain<'_> {
     /// Links every position before `target` into the chains.
     #[inline(always)]
     fn insert_until(&mut self, buf: &[u8], target: usize) {
-        while self.next < target {
-            let h = hash4(buf, self.next);
-            let idx = self.next + BASE;
+        if self.next >= target {
+            return;
+        }
+        // One bounds check for all the keys rather than one per position.
+        let keys = buf[self.next..target + MIN_MATCH - 1].windows(MIN_MATCH);
+        for (idx, key) in (self.next + BASE..).zip(keys) {
+            let h = hash_key(u32::from_le_bytes(key.try_into().expect("4 bytes")));
             let delta = (idx - self.t.head[h] as usize).min(MAX_DISTANCE);
             self.t.chain[idx & (CHAIN_SIZE - 1)] = delta as u16;
             self.t.head[h] = idx as u32;
-            self.next += 1;
         }
+        self.next = target;
     }
 
     /// The longest match containing position `ip` that is longer than
