@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Byte identity with the reference C-Blosc2 3.3.5 where we claim it.
 
-On one thread, LZ4HC at levels 3-9 and zstd must write exactly the chunks
+On one thread, LZ4HC at levels 1-9 and zstd must write exactly the chunks
 the reference writes, for inputs that take the match finders' special
 paths: words (long hash chains), runs of one byte between noise and words
 (LZ4's pattern analysis at level 9), and shuffled integers.
@@ -44,7 +44,7 @@ def main():
     ref = setup(C.CDLL(reference_lib()))
     checked, problems = 0, []
     for name, src, ts, shuffle in inputs():
-        for codec, levels in ((2, range(3, 10)), (5, (1, 5, 9))):
+        for codec, levels in ((2, range(1, 10)), (5, (1, 5, 9))):
             for clevel in levels:
                 for n in (4096, 65536, len(src)):
                     kw = dict(compcode=codec, clevel=clevel, typesize=ts, nthreads=1, filters=[0] * 5 + [shuffle])

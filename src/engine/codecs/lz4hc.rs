@@ -546,10 +546,11 @@ fn mid_hash4(buf: &[u8], pos: usize) -> usize {
     (read_u32(buf, pos).wrapping_mul(2_654_435_761) >> (32 - MID_LOG)) as usize
 }
 
-/// Hash of the 7 bytes at `pos` (8 are read; the shift drops the last).
+/// Hash of the 7 bytes at `pos` (8 are read; the shift drops the last),
+/// with LZ4's 7-byte prime, so that the tables fill as C's do.
 #[inline(always)]
 fn mid_hash7(buf: &[u8], pos: usize) -> usize {
-    ((read_u64(buf, pos) << 8).wrapping_mul(0xCF1B_BCDC_B7A5_6463) >> (64 - MID_LOG)) as usize
+    ((read_u64(buf, pos) << 8).wrapping_mul(58_295_818_150_454_627) >> (64 - MID_LOG)) as usize
 }
 
 /// Levels 1-2: two single-entry tables, one keyed on 7 bytes (likely long
@@ -579,6 +580,11 @@ fn compress_mid(t: &mut Tables, buf: &[u8], start: usize, w: &mut Writer<'_>) ->
     let mut anchor = start;
     let mut ip = start;
     while ip <= mflimit {
+        // Where this search started: the positions indexed below after a
+        // match are counted from here, as C's LZ4 does (its `ipIndex`),
+        // even when the match moved (one byte on, or back). The tables then
+        // hold the same entries as C's, so the blocks come out the same.
+        let searched = ip;
         let mut found = None;
         let h7 = mid_hash7(buf, ip);
         let c7 = t7[h7];
@@ -624,16 +630,19 @@ fn compress_mid(t: &mut Tables, buf: &[u8], start: usize, w: &mut Writer<'_>) ->
         c -= back;
         len += back;
         // Index a few positions at both ends of the match (those inside it
-        // are skipped, which is what makes this strategy fast).
-        t7[mid_hash7(buf, ip + 1)] = slot(ip + 1);
-        t7[mid_hash7(buf, ip + 2)] = slot(ip + 2);
-        t4[mid_hash4(buf, ip + 1)] = slot(ip + 1);
+        // are skipped, which is what makes this strategy fast). At the start
+        // the keys come from the match and the positions from the search
+        // (see `searched`); every entry still lies before later searches,
+        // and matches are measured, so a stale one only costs a miss.
+        t7[mid_hash7(buf, ip + 1)] = slot(searched + 1);
+        t7[mid_hash7(buf, ip + 2)] = slot(searched + 2);
+        t4[mid_hash4(buf, ip + 1)] = slot(searched + 1);
         w.sequence(buf, anchor, ip - anchor, ip - c, len)?;
         ip += len;
         anchor = ip;
         if ip + 6 <= end {
             // (the 7-byte hash reads 8 bytes from ip - 2)
-            if ip >= 5 {
+            if ip > 5 {
                 t7[mid_hash7(buf, ip - 5)] = slot(ip - 5);
             }
             t7[mid_hash7(buf, ip - 3)] = slot(ip - 3);
