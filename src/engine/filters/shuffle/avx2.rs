@@ -200,12 +200,20 @@ unsafe fn unshuffle16_step(src: *const u8, n: usize, dst: *mut u8) {
     unsafe {
         let a = load_half16(src, n);
         let b = load_half16(src.add(8 * n), n);
-        for i in 0..8 {
-            // Registers i and i + 8 of the full network: chunks c and c + 1.
+        // Registers i and i + 8 of the full network hold chunks c and c + 1
+        // for i = chunk_register(16, c) (a bit reversal, its own inverse).
+        // Stored in address order, items 0..16 then 16..32, as in
+        // `store_items`.
+        for c in (0..16).step_by(2) {
+            let i = chunk_register(16, c);
             let lo = _mm256_unpacklo_epi64(a[i], b[i]);
             let hi = _mm256_unpackhi_epi64(a[i], b[i]);
-            let c = chunk_register(16, i);
             _mm256_storeu_si256(dst.add(16 * c).cast(), _mm256_permute2x128_si256::<0x20>(lo, hi));
+        }
+        for c in (0..16).step_by(2) {
+            let i = chunk_register(16, c);
+            let lo = _mm256_unpacklo_epi64(a[i], b[i]);
+            let hi = _mm256_unpackhi_epi64(a[i], b[i]);
             _mm256_storeu_si256(dst.add(16 * (16 + c)).cast(), _mm256_permute2x128_si256::<0x31>(lo, hi));
         }
     }
@@ -506,9 +514,16 @@ pub(crate) unsafe fn store_items<const T: usize>(x: &[__m256i; 16], p: *mut u8) 
         );
         // Chunk c of items 0..16 is in the low lane of its register, the
         // same chunk of items 16..32 in the high lane.
+        // Items 0..16 first, then 16..32: stores in address order. Pairing
+        // each low-lane store with its high-lane twin (128 bytes apart) made
+        // unshuffling store-bound: 0.82x the reference's speed on 8-byte
+        // items, against 1.0-1.1x in address order.
         for c in (0..T).step_by(2) {
             let (a, b) = (x[chunk_register(T, c)], x[chunk_register(T, c + 1)]);
             _mm256_storeu_si256(p.add(16 * c).cast(), _mm256_permute2x128_si256::<0x20>(a, b));
+        }
+        for c in (0..T).step_by(2) {
+            let (a, b) = (x[chunk_register(T, c)], x[chunk_register(T, c + 1)]);
             _mm256_storeu_si256(p.add(16 * (T + c)).cast(), _mm256_permute2x128_si256::<0x31>(a, b));
         }
     }
