@@ -5,7 +5,7 @@
 //!   with an error (never a panic);
 //! * the c-blosc1 BITSHUFFLE partial-item reproducer decodes as c-blosc1 does;
 //! * every chunk entry round-trips through our compressor, and chunks the
-//!   reference made with zstd on one thread, or with LZ4HC at levels 3-8,
+//!   reference made with zstd on one thread, or with LZ4HC at levels 1-9,
 //!   and no dictionary are byte-identical to the reference file (other
 //!   differences are listed).
 //!
