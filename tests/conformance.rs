@@ -395,8 +395,8 @@ fn identity_required(e: &Entry) -> bool {
         Params::Blosc2(p) if p.use_dict || e.lossy => false,
         Params::Blosc2(p) => {
             (p.codec == "zstd" && p.nthreads == 1)
-                // LZ4HC's hash-chain levels below its pattern analysis
-                // (levels 9+), where our walk is LZ4's.
+                // LZ4HC at every level C-Blosc2 reaches: both strategies
+                // (levels 1-2, 3-9) parse as LZ4 1.10 does.
                 || (p.codec == "lz4hc" && (1..=9).contains(&p.clevel))
         }
         _ => false,

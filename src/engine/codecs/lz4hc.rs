@@ -149,13 +149,14 @@ impl Match {
 /// Hash of the 4 bytes at `pos` for the chain heads.
 #[inline(always)]
 fn hash4(buf: &[u8], pos: usize) -> usize {
-    hash_key(read_u32(buf, pos))
+    hash_key(read_u32(buf, pos), HASH_LOG)
 }
 
-/// Hash of 4 bytes read as a little-endian `key`.
+/// `log`-bit hash of 4 bytes read as a little-endian `key` (LZ4's 4-byte
+/// hash, for both strategies' tables).
 #[inline(always)]
-fn hash_key(key: u32) -> usize {
-    (key.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
+fn hash_key(key: u32, log: u32) -> usize {
+    (key.wrapping_mul(2_654_435_761) >> (32 - log)) as usize
 }
 
 /// Hash-chain match finder over `buf`.
@@ -179,7 +180,7 @@ impl Chain<'_> {
         // One bounds check for all the keys rather than one per position.
         let keys = buf[self.next..target + MIN_MATCH - 1].windows(MIN_MATCH);
         for (idx, key) in (self.next + BASE..).zip(keys) {
-            let h = hash_key(u32::from_le_bytes(key.try_into().expect("4 bytes")));
+            let h = hash_key(u32::from_le_bytes(key.try_into().expect("4 bytes")), HASH_LOG);
             let delta = (idx - self.t.head[h] as usize).min(MAX_DISTANCE);
             self.t.chain[idx & (CHAIN_SIZE - 1)] = delta as u16;
             self.t.head[h] = idx as u32;
@@ -215,6 +216,13 @@ impl Chain<'_> {
         done.best
     }
 
+    /// Distance from position `idx` (+ [`BASE`], inserted) back to the
+    /// previous one with the same hash.
+    #[inline(always)]
+    fn link(&self, idx: usize) -> usize {
+        self.t.chain[idx & (CHAIN_SIZE - 1)] as usize
+    }
+
     /// Walks the chain from `cand` down to `lowest` (both + [`BASE`]) for
     /// [`Self::find`]; `BYTE_RUN` says whether the searched pattern is one
     /// byte repeated (and run handling is on).
@@ -229,7 +237,7 @@ impl Chain<'_> {
             attempts -= 1;
             let c = cand - BASE;
             search.try_at(buf, c);
-            let delta = self.t.chain[cand & (CHAIN_SIZE - 1)] as usize;
+            let delta = self.link(cand);
             if BYTE_RUN && delta == 1 && c > lowest_pos && read_u32(buf, c - 1) == pattern {
                 // `ip` starts with a run of one byte and `c` sits in another
                 // run of it, whose chain steps through the run one position
@@ -267,7 +275,7 @@ impl Chain<'_> {
                             },
                         );
                     }
-                    cand -= self.t.chain[cand & (CHAIN_SIZE - 1)] as usize;
+                    cand -= self.link(cand);
                 }
                 continue;
             }
@@ -543,7 +551,7 @@ const MID_SKIP: u32 = 9;
 
 #[inline(always)]
 fn mid_hash4(buf: &[u8], pos: usize) -> usize {
-    (read_u32(buf, pos).wrapping_mul(2_654_435_761) >> (32 - MID_LOG)) as usize
+    hash_key(read_u32(buf, pos), MID_LOG)
 }
 
 /// Hash of the 7 bytes at `pos` (8 are read; the shift drops the last),

@@ -203,7 +203,8 @@ unsafe fn unshuffle16_step(src: *const u8, n: usize, dst: *mut u8) {
         // Registers i and i + 8 of the full network hold chunks c and c + 1
         // for i = chunk_register(16, c) (a bit reversal, its own inverse).
         // Stored in address order, items 0..16 then 16..32, as in
-        // `store_items`.
+        // `store_items`; each pass recombines its `lo`/`hi` (two cheap
+        // unpacks) rather than keep all sixteen live across the passes.
         for c in (0..16).step_by(2) {
             let i = chunk_register(16, c);
             let lo = _mm256_unpacklo_epi64(a[i], b[i]);
