@@ -569,3 +569,84 @@ fn file_appends_leave_no_dead_bytes() {
     assert_eq!(reopened.vlmeta_get("more").unwrap(), b"words");
     assert_eq!(contents(&mut reopened), contents(&mut mem));
 }
+
+/// In a frame of variable chunk sizes a zeros (or NaN, uninitialized)
+/// chunk cannot be a special offset (it would not say its size), so it is
+/// stored, as the repeated-value chunk that decodes the same: 3.3.5 reads
+/// those back from frames on disk, and refuses the other special kinds at
+/// a real offset.
+#[test]
+fn special_chunks_in_variable_frames_are_stored_as_repeated_values() {
+    let dir = scratch("variable_specials");
+    for (name, st) in storages(&dir, 8) {
+        if name == "chunks" {
+            continue;
+        }
+        let mut s = SChunk::new(st).unwrap();
+        s.append_buffer(&buf(0, 800)).unwrap();
+        s.append_buffer(&buf(1, 80)).unwrap();
+        s.append_buffer(&[0u8; 800]).unwrap();
+        let mut nan = vec![0u8; 32];
+        blosc2::engine::chunk::make_special(&cparams(8), 400, Some(SpecialKind::Nans), None, &mut nan).unwrap();
+        s.append_chunk(&nan).unwrap();
+        assert_eq!(s.chunksize(), 0, "{name}: variable chunk sizes");
+        for (n, value) in [(2, vec![0u8; 8]), (3, f64::NAN.to_le_bytes().to_vec())] {
+            let c = s.get_chunk(n).unwrap().into_owned();
+            let h = blosc2::engine::chunk::read_header(&c).unwrap();
+            assert_eq!(h.special_type(), 3, "{name}: chunk {n} is a repeated value");
+            assert_eq!(&c[32..], value, "{name}: chunk {n} value");
+        }
+        let model = vec![buf(0, 800), buf(1, 80), vec![0; 800], f64::NAN.to_le_bytes().repeat(50)];
+        check(&mut s, &model, name);
+    }
+}
+
+/// A sparse frame names new chunk files with the smallest free ids:
+/// 3.3.5 refuses ids above `cbytes - 32`, which ids that only grow reach
+/// after a few updates of small chunks.
+#[test]
+fn sparse_chunk_ids_stay_small() {
+    let dir = scratch("sparse_ids");
+    let st = storages(&dir, 1).remove(3).1;
+    let mut s = SChunk::new(st).unwrap();
+    s.append_buffer(&buf(0, 2)).unwrap();
+    for k in 1..20 {
+        let c = s.compress_buffer(&buf(k, 2), 0).unwrap();
+        s.update_chunk(0, &c).unwrap();
+        let ids = s.offsets().unwrap();
+        assert!(ids[0] <= 1 && ids[0] <= s.cbytes() - 32, "update {k}: id {}", ids[0]);
+    }
+    check(&mut s, &[buf(19, 2)], "sparse");
+}
+
+/// After a delete, the offsets chunk is compressed as 3.3.5's
+/// `frame_delete_chunk` does, into the room the offsets had before (one
+/// entry more): five offsets then take a 40-byte stream (80 bytes in all)
+/// where an append stores them raw (72 bytes).
+#[test]
+fn deletes_compress_offsets_in_the_old_room() {
+    let dir = scratch("delete_room");
+    for (name, st) in storages(&dir, 8) {
+        if name == "chunks" || name == "sparse" {
+            continue;
+        }
+        let mut s = SChunk::new(st).unwrap();
+        for k in 0..6 {
+            s.append_buffer(&buf(k, 8)).unwrap();
+        }
+        s.delete_chunk(0).unwrap();
+        // The frame as stored (`to_cframe` of a file frame is a new copy).
+        let frame = match s.urlpath() {
+            Some(p) => std::fs::read(p).unwrap(),
+            None => s.to_cframe().unwrap(),
+        };
+        // The header's msgpack fields: header_len (int32 after 0xd2 at
+        // byte 10) and cbytes (int64 after 0xd3 at byte 38).
+        let header_len = i32::from_be_bytes(frame[11..15].try_into().unwrap()) as usize;
+        let cbytes = i64::from_be_bytes(frame[39..47].try_into().unwrap()) as usize;
+        let index = &frame[header_len + cbytes..];
+        let h = blosc2::engine::chunk::read_header(index).unwrap();
+        assert_eq!((h.nbytes, h.cbytes, h.memcpyed()), (40, 80, false), "{name}");
+        check(&mut s, &(1..6).map(|k| buf(k, 8)).collect::<Vec<_>>(), name);
+    }
+}

@@ -253,7 +253,7 @@ fn vl_layout(chunk: &Chunk<'_>, bstarts_end: usize) -> Result<Vec<(usize, usize,
 }
 
 /// The float NaN pattern C-Blosc2 writes for `typesize` 4 or 8.
-fn nan_bytes(typesize: usize) -> Result<&'static [u8]> {
+pub(crate) fn nan_bytes(typesize: usize) -> Result<&'static [u8]> {
     const NAN32: [u8; 4] = 0x7FC0_0000u32.to_le_bytes();
     const NAN64: [u8; 8] = 0x7FF8_0000_0000_0000u64.to_le_bytes();
     match typesize {

@@ -90,3 +90,42 @@ pub fn make_special(
     }
     Ok(total)
 }
+
+/// The repeated-value chunk that decodes to what the zeros, NaN or
+/// uninitialized chunk `c` decodes to (uninitialized content as zeros);
+/// `None` for other chunks, and for empty ones (a repeated-value chunk
+/// holds at least one item).
+///
+/// Frames store special chunks as such only where their offsets can say
+/// so; elsewhere (frames with variable chunk sizes) they are stored as
+/// chunks. 3.3.5 reads repeated-value chunks back from frames on disk, but
+/// its lazy-chunk reader (file and sparse frames) refuses the other
+/// special kinds at a real offset.
+pub fn as_value_chunk(c: &[u8]) -> Result<Option<Vec<u8>>> {
+    let h = super::read_header(c)?;
+    let value: Vec<u8> = match h.special_type() {
+        special::ZERO | special::UNINIT => {
+            // One item of zeros; one byte when the size is not a whole
+            // number of items (zeros chunks allow that).
+            let ts = usize::from(h.typesize);
+            vec![0; if (h.nbytes as usize).is_multiple_of(ts) { ts } else { 1 }]
+        }
+        special::NAN => super::decompress::nan_bytes(usize::from(h.typesize))?.to_vec(),
+        _ => return Ok(None),
+    };
+    if h.nbytes < value.len() as i32 {
+        return Ok(None);
+    }
+    let total = EXTENDED_HEADER_LENGTH + value.len();
+    let v = ChunkHeader {
+        typesize: value.len() as u8,
+        cbytes: total as i32,
+        blosc2_flags: (h.blosc2_flags & !(special::MASK << blosc2_flags::SPECIAL_SHIFT))
+            | (special::VALUE << blosc2_flags::SPECIAL_SHIFT),
+        ..h
+    };
+    let mut out = vec![0u8; total];
+    v.write_extended(&mut out);
+    out[EXTENDED_HEADER_LENGTH..].copy_from_slice(&value);
+    Ok(Some(out))
+}

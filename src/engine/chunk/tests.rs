@@ -222,6 +222,48 @@ fn zeros_collapse_to_a_special_chunk() {
 }
 
 #[test]
+fn special_chunks_have_repeated_value_twins() {
+    let p = |typesize| CParams {
+        typesize,
+        ..CParams::default()
+    };
+    // Zeros (a whole or partial number of items), NaNs and uninitialized.
+    for (kind, typesize, nbytes) in [
+        (SpecialKind::Zeros, 8i32, 800i32),
+        (SpecialKind::Zeros, 4, 802),
+        (SpecialKind::Nans, 4, 400),
+        (SpecialKind::Nans, 8, 400),
+        (SpecialKind::Uninit, 2, 100),
+    ] {
+        let mut special_chunk = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let zeros_partial = kind == SpecialKind::Zeros && nbytes % typesize != 0;
+        let n = if zeros_partial {
+            // make_special wants whole items; a zeros chunk of a partial
+            // item comes from compression.
+            special_chunk = compress_vec(&p(typesize), &vec![0u8; nbytes as usize]).unwrap();
+            special_chunk.len()
+        } else {
+            make_special(&p(typesize), nbytes, Some(kind), None, &mut special_chunk).unwrap()
+        };
+        let twin = special::as_value_chunk(&special_chunk[..n]).unwrap().unwrap();
+        let h = read_header(&twin).unwrap();
+        assert_eq!(h.special_type(), crate::engine::constants::special::VALUE, "{kind:?}");
+        let want = if kind == SpecialKind::Uninit {
+            vec![0u8; nbytes as usize]
+        } else {
+            decompress_vec(&special_chunk[..n]).unwrap()
+        };
+        assert_eq!(decompress_vec(&twin).unwrap(), want, "{kind:?} {typesize} {nbytes}");
+    }
+    // No twin for other chunks, or for an empty zeros chunk.
+    let regular = compress_vec(&p(4), &data(1000, 0)).unwrap();
+    assert!(special::as_value_chunk(&regular).unwrap().is_none());
+    let mut empty = vec![0u8; EXTENDED_HEADER_LENGTH];
+    make_special(&p(4), 0, Some(SpecialKind::Zeros), None, &mut empty).unwrap();
+    assert!(special::as_value_chunk(&empty).unwrap().is_none());
+}
+
+#[test]
 fn getitem_reads_ranges_including_delta() {
     let src = data(200_000, 0);
     for f in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 3, 1]] {

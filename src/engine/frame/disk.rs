@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::edit::{chunk_cbytes, fixed_header, header_bytes, special_for, Edit, Props, Slot};
+use super::edit::{fixed_header, header_bytes, special_for, stored_bytes, Edit, Props, Slot};
 use super::format::{self, Meta, HEADER_MINLEN};
 use super::io;
 use super::offsets::{self, Entry};
@@ -57,14 +57,16 @@ struct Plan<'a> {
     off_chunk: Option<Vec<u8>>,
     /// Whether the offsets changed.
     index_changed: bool,
+    /// Spare entries of room to compress the offsets with (1 after a
+    /// delete, see [`offsets::encode_with_room`]).
+    index_room: usize,
 }
 
 /// The slot for a chunk to be added: a special offset or stored bytes.
 fn slot_for(c: &[u8], variable: bool) -> Result<Slot<'_>> {
-    let cb = chunk_cbytes(c)?;
     Ok(match special_for(c, variable) {
         Some(k) => Slot::Old(offsets::special_offset(k)),
-        None => Slot::New(Cow::Borrowed(&c[..cb])),
+        None => Slot::New(stored_bytes(c)?),
     })
 }
 
@@ -77,7 +79,7 @@ impl Frame {
             for (i, slot) in slots.iter_mut().enumerate() {
                 if let Slot::Old(o) = *slot {
                     if let Entry::Special(k) = offsets::decode_entry(o)? {
-                        *slot = Slot::New(Cow::Owned(self.special_chunk(i, k)?));
+                        *slot = Slot::New(Cow::Owned(stored_bytes(&self.special_chunk(i, k)?)?.into_owned()));
                     }
                 }
             }
@@ -89,6 +91,7 @@ impl Frame {
             vlmetas: self.vlmetas.clone(),
             off_chunk: None,
             index_changed: true,
+            index_room: 0,
         };
         let drop_old = |plan: &mut Plan<'_>, s: &Slot<'_>| {
             if let Slot::Old(o) = s {
@@ -108,6 +111,7 @@ impl Frame {
             Edit::Delete(i) => {
                 let old = slots.remove(i);
                 drop_old(&mut plan, &old);
+                plan.index_room = 1;
             }
             Edit::Reorder(order) => {
                 let mut old: Vec<Option<Slot<'_>>> = slots.into_iter().map(Some).collect();
@@ -202,7 +206,7 @@ impl Frame {
         let off_chunk = match (plan.off_chunk, plan.index_changed, &self.off_chunk) {
             (Some(o), _, _) => o,
             (None, false, Some(o)) => o.clone(),
-            _ => offsets::encode(&offs)?,
+            _ => offsets::encode_with_room(&offs, plan.index_room)?,
         };
         tail.extend_from_slice(&off_chunk);
         let trailer = format::encode_trailer(&plan.vlmetas)?;
@@ -325,6 +329,7 @@ impl Frame {
             vlmetas: self.vlmetas.clone(),
             off_chunk: None,
             index_changed: true,
+            index_room: 0,
         };
         self.rewrite_file(plan, props)
     }
@@ -365,7 +370,7 @@ impl Frame {
         let off_chunk = match (&plan.off_chunk, empty) {
             (_, true) => None,
             (Some(o), _) => Some(o.clone()),
-            (None, false) => Some(offsets::encode(&offs)?),
+            (None, false) => Some(offsets::encode_with_room(&offs, plan.index_room)?),
         };
         let trailer = format::encode_trailer(&plan.vlmetas)?;
         let mut hdr = fixed_header(props, cbytes, false, !plan.vlmetas.is_empty());
@@ -439,14 +444,19 @@ impl Frame {
     /// chunk files nothing references any more.
     fn commit_sparse(&mut self, dir: &Path, plan: Plan<'_>, props: &Props) -> Result<()> {
         let fs = self.fs.clone();
-        let mut next_id = self
+        // New chunks take the smallest ids that neither the committed state
+        // nor this edit's dropped chunks use, so that ids stay below the
+        // number of chunks: 3.3.5 refuses a sparse frame whose id exceeds
+        // `cbytes - 32` (its offsets check), which ids that only grow reach
+        // with small chunks after a few updates.
+        let used: std::collections::HashSet<i64> = self
             .offsets
             .iter()
             .chain(&plan.dropped)
             .copied()
             .filter(|&o| o >= 0)
-            .max()
-            .map_or(0, |m| m + 1);
+            .collect();
+        let mut free_ids = (0i64..).filter(|id| !used.contains(id));
         let mut cbytes = self.hdr.cbytes;
         for &d in &plan.dropped {
             if let Ok(mut f) = fs.open(&io::sframe_chunk_path(dir, d)?, false) {
@@ -460,14 +470,14 @@ impl Frame {
                 match s {
                     Slot::Old(o) => offs.push(*o),
                     Slot::New(c) => {
-                        let p = io::sframe_chunk_path(dir, next_id)?;
+                        let id = free_ids.next().ok_or(Error::InvalidParam("no free chunk id"))?;
+                        let p = io::sframe_chunk_path(dir, id)?;
                         created.push(p.clone());
                         let mut f = fs.create(&p)?;
                         f.write_at(0, c)?;
                         f.sync()?;
-                        offs.push(next_id);
+                        offs.push(id);
                         cbytes += c.len() as i64;
-                        next_id += 1;
                     }
                 }
             }
@@ -484,7 +494,7 @@ impl Frame {
             (_, _, _, true) => None,
             (Some(o), _, _, _) => Some(o),
             (None, false, Some(o), _) => Some(o.clone()),
-            _ => Some(offsets::encode(&offs)?),
+            _ => Some(offsets::encode_with_room(&offs, plan.index_room)?),
         };
         let trailer = format::encode_trailer(&plan.vlmetas)?;
         let mut hdr = fixed_header(props, cbytes.max(0), true, !plan.vlmetas.is_empty());

@@ -169,6 +169,18 @@ pub(crate) fn special_for(c: &[u8], variable: bool) -> Option<SpecialKind> {
     offsets::chunk_special_kind(c)
 }
 
+/// The bytes chunk `c` is stored as where it is no special offset: itself,
+/// or for a zeros, NaN or uninitialized chunk the equivalent repeated-value
+/// chunk, which 3.3.5 can read back from a frame on disk (see
+/// [`chunk::special::as_value_chunk`]).
+pub(crate) fn stored_bytes(c: &[u8]) -> Result<Cow<'_, [u8]>> {
+    let c = &c[..chunk_cbytes(c)?];
+    Ok(match chunk::special::as_value_chunk(c)? {
+        Some(v) => Cow::Owned(v),
+        None => Cow::Borrowed(c),
+    })
+}
+
 /// The stored size of a chunk (its header's cbytes), checked.
 pub(crate) fn chunk_cbytes(c: &[u8]) -> Result<usize> {
     let (_, cb, _) = chunk::cbuffer_sizes(c)?;
@@ -288,7 +300,7 @@ impl Frame {
         if self.must_materialize(props) {
             for i in 0..self.offsets.len() {
                 if let Entry::Special(k) = offsets::decode_entry(self.offsets[i])? {
-                    let c = self.special_chunk(i, k)?;
+                    let c = stored_bytes(&self.special_chunk(i, k)?)?.into_owned();
                     self.offsets[i] = self.data.len() as i64;
                     self.data.extend_from_slice(&c);
                 }
@@ -298,17 +310,17 @@ impl Frame {
         // A special chunk is stored as a special offset unless the frame
         // has variable chunk sizes (its size would be unknown).
         let store = |data: &mut Vec<u8>, c: &[u8]| -> Result<i64> {
-            let cb = chunk_cbytes(c)?;
             match special_for(c, variable) {
                 Some(k) => Ok(offsets::special_offset(k)),
                 None => {
                     let off = data.len() as i64;
-                    data.extend_from_slice(&c[..cb]);
+                    data.extend_from_slice(&stored_bytes(c)?);
                     Ok(off)
                 }
             }
         };
         let mut index_changed = true;
+        let mut index_room = 0;
         match edit {
             Edit::Append(c) => {
                 let o = store(&mut self.data, c)?;
@@ -321,6 +333,7 @@ impl Frame {
             Edit::Update(i, c) => self.update_memory(i, c, variable)?,
             Edit::Delete(i) => {
                 self.offsets.remove(i);
+                index_room = 1;
             }
             Edit::Reorder(order) => {
                 let old = self.offsets.clone();
@@ -343,7 +356,7 @@ impl Frame {
             Edit::Touch => index_changed = false,
         }
         if index_changed {
-            self.off_chunk = Some(offsets::encode(&self.offsets)?);
+            self.off_chunk = Some(offsets::encode_with_room(&self.offsets, index_room)?);
         }
         let cbytes = self.data.len() as i64;
         self.finish_memory(props, cbytes)
@@ -354,7 +367,8 @@ impl Frame {
     fn update_memory(&mut self, i: usize, c: &[u8], variable: bool) -> Result<()> {
         let old = self.offsets[i];
         let special = special_for(c, variable);
-        let new_bytes: &[u8] = if special.is_some() { &[] } else { &c[..chunk_cbytes(c)?] };
+        let stored = stored_bytes(c)?;
+        let new_bytes: &[u8] = if special.is_some() { &[] } else { &stored };
         if old >= 0 {
             let (start, _) = self.stored_extent_mem(old)?;
             let mut old_cb = chunk_cbytes(&self.data[start..])?;

@@ -4,8 +4,8 @@
 //! chunks that are not stored (zeros, NaNs, uninitialized).
 
 use crate::engine::chunk::{self, SpecialKind};
-use crate::engine::constants::{codec, filter, special, splitmode, EXTENDED_HEADER_LENGTH};
-use crate::engine::context::{compress_vec, Context};
+use crate::engine::constants::{codec, filter, special, splitmode, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
+use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::params::{CParams, DParams};
 
@@ -84,14 +84,31 @@ fn index_cparams() -> CParams {
 /// so the result is what 3.3.5 writes whenever its (4-thread) compressor
 /// produces a single block, i.e. for up to 2048 chunks.
 pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
+    encode_with_room(offsets, 0)
+}
+
+/// [`encode`] into a destination with room for `spare` more entries than
+/// `offsets` holds. 3.3.5's `frame_delete_chunk` compresses the remaining
+/// offsets into the room the old ones had, one entry more: with that room
+/// a compressed index a little larger than the raw offsets still fits and
+/// is kept, where [`encode`] stores the offsets raw (memcpyed).
+pub fn encode_with_room(offsets: &[i64], spare: usize) -> Result<Vec<u8>> {
     let mut raw = Vec::with_capacity(offsets.len() * 8);
     for o in offsets {
         raw.extend_from_slice(&o.to_le_bytes());
     }
-    if raw.len() > i32::MAX as usize - EXTENDED_HEADER_LENGTH {
-        return Err(Error::InvalidParam("too many chunks for the offsets chunk"));
+    let room = (offsets.len() + spare)
+        .checked_mul(8)
+        .filter(|n| *n <= i32::MAX as usize - EXTENDED_HEADER_LENGTH)
+        .ok_or(Error::InvalidParam("too many chunks for the offsets chunk"))?;
+    let mut ctx = Context::compressor(index_cparams());
+    let mut out = vec![0u8; room + MAX_OVERHEAD];
+    let n = ctx.compress(&raw, &mut out)?;
+    if n == 0 {
+        return Err(Error::WriteBuffer);
     }
-    compress_vec(&index_cparams(), &raw)
+    out.truncate(n);
+    Ok(out)
 }
 
 /// The index chunk `fill_special` writes: a repeated-value chunk holding
