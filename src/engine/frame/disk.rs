@@ -11,6 +11,7 @@ use super::format::{self, Meta, HEADER_MINLEN};
 use super::io;
 use super::offsets::{self, Entry};
 use super::{Frame, FrameKind};
+use crate::engine::constants::EXTENDED_HEADER_LENGTH;
 use crate::engine::error::{Error, Result};
 
 /// Dead bytes tolerated before a file frame is compacted automatically.
@@ -60,6 +61,45 @@ struct Plan<'a> {
     /// Spare entries of room to compress the offsets with (1 after a
     /// delete, see [`offsets::encode_with_room`]).
     index_room: usize,
+}
+
+/// Picks the ids (file names) of a sparse frame's new chunk files.
+///
+/// Ids are never reused while they can grow: a reader that read the index
+/// just before two commits then finds a missing file, never another
+/// chunk's. But 3.3.5 refuses a sparse frame with an id above
+/// `cbytes - 32` (its offsets check), which growing ids reach with small
+/// chunks after a few updates; past that bound, new chunks take the
+/// smallest ids that neither the committed state nor the edit uses.
+struct SparseIds {
+    used: std::collections::HashSet<i64>,
+    next_new: i64,
+    bound: i64,
+}
+
+impl SparseIds {
+    /// For ids `used` by the committed state and the edit, and the frame's
+    /// `cbytes` after the edit.
+    fn new(used: impl Iterator<Item = i64>, cbytes: i64) -> SparseIds {
+        let used: std::collections::HashSet<i64> = used.collect();
+        let next_new = used.iter().max().map_or(0, |m| m + 1);
+        SparseIds {
+            used,
+            next_new,
+            bound: cbytes - EXTENDED_HEADER_LENGTH as i64,
+        }
+    }
+
+    fn next(&mut self) -> i64 {
+        let id = if self.next_new <= self.bound {
+            self.next_new
+        } else {
+            (0..).find(|id| !self.used.contains(id)).unwrap_or(self.next_new)
+        };
+        self.used.insert(id);
+        self.next_new = self.next_new.max(id + 1);
+        id
+    }
 }
 
 /// The slot for a chunk to be added: a special offset or stored bytes.
@@ -444,25 +484,22 @@ impl Frame {
     /// chunk files nothing references any more.
     fn commit_sparse(&mut self, dir: &Path, plan: Plan<'_>, props: &Props) -> Result<()> {
         let fs = self.fs.clone();
-        // New chunks take the smallest ids that neither the committed state
-        // nor this edit's dropped chunks use, so that ids stay below the
-        // number of chunks: 3.3.5 refuses a sparse frame whose id exceeds
-        // `cbytes - 32` (its offsets check), which ids that only grow reach
-        // with small chunks after a few updates.
-        let used: std::collections::HashSet<i64> = self
-            .offsets
-            .iter()
-            .chain(&plan.dropped)
-            .copied()
-            .filter(|&o| o >= 0)
-            .collect();
-        let mut free_ids = (0i64..).filter(|id| !used.contains(id));
         let mut cbytes = self.hdr.cbytes;
         for &d in &plan.dropped {
             if let Ok(mut f) = fs.open(&io::sframe_chunk_path(dir, d)?, false) {
                 cbytes -= f.size().map_or(0, |s| s as i64);
             }
         }
+        let added: i64 = plan
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::New(c) => c.len() as i64,
+                Slot::Old(_) => 0,
+            })
+            .sum();
+        let used = self.offsets.iter().chain(&plan.dropped).copied().filter(|&o| o >= 0);
+        let mut ids = SparseIds::new(used, cbytes + added);
         let mut offs = Vec::with_capacity(plan.slots.len());
         let mut created: Vec<PathBuf> = Vec::new();
         let written = (|| -> Result<()> {
@@ -470,7 +507,7 @@ impl Frame {
                 match s {
                     Slot::Old(o) => offs.push(*o),
                     Slot::New(c) => {
-                        let id = free_ids.next().ok_or(Error::InvalidParam("no free chunk id"))?;
+                        let id = ids.next();
                         let p = io::sframe_chunk_path(dir, id)?;
                         created.push(p.clone());
                         let mut f = fs.create(&p)?;
