@@ -36,55 +36,15 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from capi_diff import CParams, DParams, Storage  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAILS = []
 
 # ---------------------------------------------------------------------------
 # The C API through ctypes
 # ---------------------------------------------------------------------------
-
-
-class CParams(C.Structure):
-    _fields_ = [
-        ("compcode", C.c_uint8),
-        ("compcode_meta", C.c_uint8),
-        ("clevel", C.c_uint8),
-        ("use_dict", C.c_int),
-        ("typesize", C.c_int32),
-        ("nthreads", C.c_int16),
-        ("blocksize", C.c_int32),
-        ("splitmode", C.c_int32),
-        ("schunk", C.c_void_p),
-        ("filters", C.c_uint8 * 6),
-        ("filters_meta", C.c_uint8 * 6),
-        ("prefilter", C.c_void_p),
-        ("preparams", C.c_void_p),
-        ("tuner_params", C.c_void_p),
-        ("tuner_id", C.c_int),
-        ("instr_codec", C.c_bool),
-        ("codec_params", C.c_void_p),
-        ("filter_params", C.c_void_p * 6),
-    ]
-
-
-class DParams(C.Structure):
-    _fields_ = [
-        ("nthreads", C.c_int16),
-        ("schunk", C.c_void_p),
-        ("postfilter", C.c_void_p),
-        ("postparams", C.c_void_p),
-        ("typesize", C.c_int32),
-    ]
-
-
-class Storage(C.Structure):
-    _fields_ = [
-        ("contiguous", C.c_bool),
-        ("urlpath", C.c_char_p),
-        ("cparams", C.POINTER(CParams)),
-        ("dparams", C.POINTER(DParams)),
-        ("io", C.c_void_p),
-    ]
 
 
 def declare(lib):

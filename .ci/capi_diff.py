@@ -66,6 +66,16 @@ class DParams(C.Structure):
     ]
 
 
+class Storage(C.Structure):
+    _fields_ = [
+        ("contiguous", C.c_bool),
+        ("urlpath", C.c_char_p),
+        ("cparams", C.POINTER(CParams)),
+        ("dparams", C.POINTER(DParams)),
+        ("io", C.c_void_p),
+    ]
+
+
 def cparams(**kw):
     p = CParams()
     p.compcode, p.clevel, p.typesize, p.nthreads, p.splitmode = 0, 5, 8, 1, 4
@@ -468,6 +478,15 @@ def cross_check(ours):
                         if r != n or out.raw[:n] != src:
                             problems.append("%s: codec %d filters %r ts %d n %d -> %d" % (tag, codec, filters, ts, n, r))
     return problems
+
+
+def randomised_args(default_cases):
+    """(our library, cases, seed) from the command line of the randomised
+    tests (`chunk_diff.py`, `schunk_diff.py`): LIB [CASES [SEED]]."""
+    ours = os.path.abspath(sys.argv[1])
+    cases = int(sys.argv[2]) if len(sys.argv) > 2 else default_cases
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    return ours, cases, seed
 
 
 def compressed_with(lib, src, **kw):

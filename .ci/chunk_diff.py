@@ -31,7 +31,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from capi_diff import buf, cparams, dparams, reference_lib, setup  # noqa: E402
+from capi_diff import buf, cparams, dparams, randomised_args, reference_lib, setup  # noqa: E402
 
 CODECS = (0, 1, 2, 4, 5)  # blosclz, lz4, lz4hc, zlib, zstd
 SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC = 1, 2, 3, 4
@@ -164,10 +164,9 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    ours = setup(C.CDLL(os.path.abspath(sys.argv[1])))
+    ours_path, cases, seed = randomised_args(3000)
+    ours = setup(C.CDLL(ours_path))
     ref = setup(C.CDLL(reference_lib()))
-    cases = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     for var in [v for v in os.environ if v.startswith("BLOSC_")]:
         del os.environ[var]
     for lib in (ours, ref):

@@ -30,17 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from capi_diff import CParams, DParams, in_child, reference_lib  # noqa: E402
-
-
-class Storage(C.Structure):
-    _fields_ = [
-        ("contiguous", C.c_bool),
-        ("urlpath", C.c_char_p),
-        ("cparams", C.POINTER(CParams)),
-        ("dparams", C.POINTER(DParams)),
-        ("io", C.c_void_p),
-    ]
+from capi_diff import CParams, DParams, Storage, in_child, randomised_args, reference_lib  # noqa: E402
 
 
 # blosc2_schunk fields (API.md layout): int64_t nchunks, the metalayer
@@ -463,10 +453,9 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    ours = declare(C.CDLL(os.path.abspath(sys.argv[1])))
+    ours_path, cases, seed = randomised_args(600)
+    ours = declare(C.CDLL(ours_path))
     ref = declare(C.CDLL(reference_lib()))
-    cases = int(sys.argv[2]) if len(sys.argv) > 2 else 600
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     failures, faulty_cases = 0, 0
     for case in range(cases):
         fails, ref_faults, what = run_case(seed * 1_000_003 + case, ours, ref)
