@@ -93,8 +93,8 @@ pub fn make_special(
 
 /// The repeated-value chunk that decodes to what the zeros, NaN or
 /// uninitialized chunk `c` decodes to (uninitialized content as zeros);
-/// `None` for other chunks, and for empty ones (a repeated-value chunk
-/// holds at least one item).
+/// `None` for other chunks, for empty ones (a repeated-value chunk holds at
+/// least one item) and for NaN chunks that do not decode.
 ///
 /// Frames store special chunks as such only where their offsets can say
 /// so; elsewhere (frames with variable chunk sizes) they are stored as
@@ -110,7 +110,12 @@ pub fn as_value_chunk(c: &[u8]) -> Result<Option<Vec<u8>>> {
             let ts = usize::from(h.typesize);
             vec![0; if (h.nbytes as usize).is_multiple_of(ts) { ts } else { 1 }]
         }
-        special::NAN => super::decompress::nan_bytes(usize::from(h.typesize))?.to_vec(),
+        // NaN chunks of a typesize other than 4 or 8 do not decode at all;
+        // they stay as they are.
+        special::NAN => match super::decompress::nan_bytes(usize::from(h.typesize)) {
+            Ok(v) => v.to_vec(),
+            Err(_) => return Ok(None),
+        },
         _ => return Ok(None),
     };
     if h.nbytes < value.len() as i32 {

@@ -255,7 +255,11 @@ fn special_chunks_have_repeated_value_twins() {
         };
         assert_eq!(decompress_vec(&twin).unwrap(), want, "{kind:?} {typesize} {nbytes}");
     }
-    // No twin for other chunks, or for an empty zeros chunk.
+    // No twin for other chunks, an empty zeros chunk, or NaNs of a
+    // typesize that has none.
+    let mut odd_nans = vec![0u8; EXTENDED_HEADER_LENGTH];
+    make_special(&p(2), 100, Some(SpecialKind::Nans), None, &mut odd_nans).unwrap();
+    assert!(special::as_value_chunk(&odd_nans).unwrap().is_none());
     let regular = compress_vec(&p(4), &data(1000, 0)).unwrap();
     assert!(special::as_value_chunk(&regular).unwrap().is_none());
     let mut empty = vec![0u8; EXTENDED_HEADER_LENGTH];
