@@ -14,10 +14,12 @@ same input with both libraries. Then:
    input unless trunc_prec (lossy) is in the pipeline;
 3. our chunk is no more than 1% (+16 bytes) larger than the reference's;
 4. getitem of a random range gives, with our library, the bytes full
-   decompression gives, and the same as the reference's getitem. 3.3.5's
-   getitem is wrong in two cases (DELTA past block 0, and some ranges as
-   long as a block): where only the reference deviates, the case counts as
-   a reference bug, not a failure.
+   decompression gives, and the same as the reference's getitem.
+
+3.3.5 is wrong in three ways these cases meet; where only the reference
+deviates, the case counts as a reference bug, not a failure: getitem with
+DELTA past block 0, getitem of some ranges as long as a block, and (now
+and then) DELTA decoded with several threads, which race for block 0.
 
 Usage: python3 .ci/chunk_diff.py path/to/our/libblosc2.so [CASES [SEED]]
 Exit status 0 when no case fails.
@@ -139,8 +141,13 @@ def run_case(r, ours, ref):
     if co > cr * 1.01 + 16:
         fails.append("ours %d bytes, reference %d: %s" % (co, cr, what))
     for name, chunk in (("ours", chunk_ours), ("reference", chunk_ref)):
-        decoded = [decompress(lib, chunk, n, r.choice((1, 2))) for lib in (ours, ref)]
-        if decoded[0] != decoded[1]:
+        threads = r.choice((1, 2))
+        decoded = [decompress(lib, chunk, n, threads) for lib in (ours, ref)]
+        if decoded[0] != decoded[1] and threads > 1 and decompress(ref, chunk, n, 1) == decoded[0]:
+            # 3.3.5 decodes DELTA with several threads racing for block 0
+            # (now and then wrong); on one thread it agrees with ours.
+            ref_bugs += 1
+        elif decoded[0] != decoded[1]:
             fails.append("%s chunk decodes differently (%d, %d): %s" % (name, decoded[0][0], decoded[1][0], what))
             continue
         if decoded[0][0] != n or (not lossy and decoded[0][1] != src):
@@ -178,7 +185,7 @@ def main():
         for f in fails:
             failures += 1
             print("FAIL case %d: %s" % (case, f))
-    print("chunk_diff: %d cases (seed %d), %d failures, %d reference getitem bugs"
+    print("chunk_diff: %d cases (seed %d), %d failures, %d reference bugs met"
           % (cases, seed, failures, ref_bugs))
     return 1 if failures else 0
 
