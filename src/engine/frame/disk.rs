@@ -119,7 +119,7 @@ impl Frame {
             for (i, slot) in slots.iter_mut().enumerate() {
                 if let Slot::Old(o) = *slot {
                     if let Entry::Special(k) = offsets::decode_entry(o)? {
-                        *slot = Slot::New(Cow::Owned(stored_bytes(&self.special_chunk(i, k)?)?.into_owned()));
+                        *slot = Slot::New(Cow::Owned(self.materialized_special(i, k)?));
                     }
                 }
             }

@@ -300,7 +300,7 @@ impl Frame {
         if self.must_materialize(props) {
             for i in 0..self.offsets.len() {
                 if let Entry::Special(k) = offsets::decode_entry(self.offsets[i])? {
-                    let c = stored_bytes(&self.special_chunk(i, k)?)?.into_owned();
+                    let c = self.materialized_special(i, k)?;
                     self.offsets[i] = self.data.len() as i64;
                     self.data.extend_from_slice(&c);
                 }
@@ -367,8 +367,12 @@ impl Frame {
     fn update_memory(&mut self, i: usize, c: &[u8], variable: bool) -> Result<()> {
         let old = self.offsets[i];
         let special = special_for(c, variable);
-        let stored = stored_bytes(c)?;
-        let new_bytes: &[u8] = if special.is_some() { &[] } else { &stored };
+        let stored = if special.is_some() {
+            Cow::Borrowed(&[][..])
+        } else {
+            stored_bytes(c)?
+        };
+        let new_bytes: &[u8] = &stored;
         if old >= 0 {
             let (start, _) = self.stored_extent_mem(old)?;
             let mut old_cb = chunk_cbytes(&self.data[start..])?;

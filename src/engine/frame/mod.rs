@@ -175,6 +175,12 @@ impl Frame {
         Ok(out)
     }
 
+    /// The bytes a special offset's chunk is stored as once the frame's
+    /// chunk sizes become variable (see [`edit::stored_bytes`]).
+    fn materialized_special(&self, n: usize, kind: SpecialKind) -> Result<Vec<u8>> {
+        Ok(edit::stored_bytes(&self.special_chunk(n, kind)?)?.into_owned())
+    }
+
     /// The offsets entry of chunk `n`, decoded.
     pub fn entry(&self, n: i64) -> Result<Entry> {
         let v = *usize::try_from(n)
