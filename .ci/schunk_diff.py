@@ -14,7 +14,8 @@ Then:
 2. both hold what a model of the sequence says (every chunk, a random
    slice, nchunks, the metalayers and vlmetalayers);
 3. both write byte-identical frames (`to_buffer`, and the files of frames
-   on disk);
+   on disk), unless the codec is zlib at clevel 4-9 (our blocks that look
+   like noise go through libdeflate: other bytes, so other offsets);
 4. each library opens the other's frame (from the buffer, and from disk)
    and reads the model's contents.
 
@@ -314,7 +315,8 @@ def run_sides(case, sides, ours, ref):
         if rcs[0] != rcs[1]:
             fails.append("meta_add: ours %d, reference %d" % tuple(rcs))
     model, vlmeta = [], {}
-    ref_ok, same_layout = True, True
+    same_chunks = not (case.cparams["compcode"] == 4 and case.cparams["clevel"] >= 4)
+    ref_ok, same_layout = True, same_chunks
     for k, (op, op_rng) in enumerate(case.ops):
         sizes = [len(m) for m in model]
         uniform = all(n == sizes[0] for n in sizes[:-1]) and (not sizes or sizes[-1] <= sizes[0])
@@ -376,7 +378,7 @@ def run_sides(case, sides, ours, ref):
     # end (see README), so only appends of other chunks leave 3.3.5's bytes.
     appends_only = all(op in ("append", "short", "append_chunk") for op, _ in case.ops)
     appends_only = appends_only and not any(m == bytes(len(m)) for m in model)
-    if case.storage == "file" and ref_ok and appends_only and read_file(paths[0]) != read_file(paths[1]):
+    if case.storage == "file" and ref_ok and same_chunks and appends_only and read_file(paths[0]) != read_file(paths[1]):
         fails.append("frame files differ")
     for path, wname in zip(paths, ("ours", "reference")):
         if wname == "ours" or ref_ok:

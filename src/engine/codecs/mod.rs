@@ -4,6 +4,7 @@
 //! as the input (C-Blosc2's `maxout`): a result of 0 means "store raw".
 
 pub mod blosclz;
+mod deflate;
 mod inflate;
 pub mod lz4;
 pub mod lz4hc;
@@ -12,6 +13,7 @@ mod pattern;
 #[cfg(feature = "snappy")]
 pub mod snappy;
 pub mod zlib;
+mod zlib_choice;
 mod zlib_stream;
 pub mod zstd;
 

@@ -5,16 +5,20 @@
 //! cost as much as compressing a 64 KB block. A kept stream is reset
 //! instead (zlib-rs then clears only the hash heads, like zlib-ng's
 //! `deflateReset`). A reset stream writes exactly the bytes a fresh one
-//! does, so the chunks stay identical to C-Blosc2's; the tests compare
-//! with the one-shot functions in `zlib.rs`. Decompression goes through
-//! libdeflate ([`super::inflate`]).
+//! does, so those blocks stay identical to C-Blosc2's; the tests compare
+//! with the one-shot functions in `zlib.rs`. Blocks that libdeflate
+//! compresses faster go to a kept libdeflate compressor instead
+//! ([`super::zlib_choice`]). Decompression goes through libdeflate
+//! ([`super::inflate`]).
 
 #![allow(unsafe_code)]
 
 use libz_rs_sys::{uInt, z_stream};
 
+use super::deflate::Deflater;
 use super::inflate::Inflater;
 use super::zlib::new_stream;
+use super::zlib_choice::{self, Encoder};
 use crate::engine::error::{Error, Result};
 
 /// An initialised deflate stream, boxed because zlib keeps a pointer to it
@@ -59,17 +63,38 @@ impl Stream {
 // alone; zlib holds no thread-local or shared data for them.
 unsafe impl Send for Stream {}
 
-/// The kept deflate stream (with its level) and inflate decoder.
+/// The kept deflate stream (with its level), libdeflate compressor and
+/// inflate decoder.
 #[derive(Default)]
 pub struct ZlibState {
     deflate: Option<(i32, Stream)>,
+    libdeflate: Option<Deflater>,
     inflate: Option<Inflater>,
 }
 
 impl ZlibState {
-    /// Compress `src` into `dst` at `clevel` as `compress2` does; 0 when it
-    /// does not fit.
+    /// Compress `src` into `dst` at `clevel` with the encoder
+    /// [`zlib_choice::choose`] picks; 0 when it does not fit.
     pub fn compress(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        match zlib_choice::choose(clevel, src) {
+            Encoder::ZlibNg => self.compress_zlib_ng(clevel, src, dst),
+            Encoder::Libdeflate(level) => {
+                let deflater = match &mut self.libdeflate {
+                    Some(d) if d.level() == level => d,
+                    slot => {
+                        // Free a compressor of another level first.
+                        *slot = None;
+                        slot.insert(Deflater::new(level).ok_or(Error::CodecParam)?)
+                    }
+                };
+                Ok(deflater.compress(src, dst))
+            }
+        }
+    }
+
+    /// Compress `src` into `dst` at `clevel` as `compress2` does (zlib-ng's
+    /// bytes); 0 when it does not fit.
+    pub fn compress_zlib_ng(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let level = i32::from(clevel.min(9));
         let Some((avail_in, avail_out)) = stream_lengths(src, dst) else {
             return super::zlib::compress(clevel, src, dst);
@@ -174,7 +199,7 @@ mod tests {
                 for room in [len + 64, len / 3] {
                     let mut a = vec![0u8; room];
                     let mut b = vec![0u8; room];
-                    let na = st.compress(level, &src, &mut a).unwrap();
+                    let na = st.compress_zlib_ng(level, &src, &mut a).unwrap();
                     let nb = zlib::compress(level, &src, &mut b).unwrap();
                     assert_eq!(na, nb, "level {level} len {len} room {room}");
                     assert_eq!(a[..na], b[..nb], "level {level} len {len} room {room}");
