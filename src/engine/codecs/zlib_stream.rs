@@ -6,10 +6,9 @@
 //! instead (zlib-rs then clears only the hash heads, like zlib-ng's
 //! `deflateReset`). A reset stream writes exactly the bytes a fresh one
 //! does, so those blocks stay identical to C-Blosc2's; the tests compare
-//! with the one-shot functions in `zlib.rs`. Blocks that libdeflate
-//! compresses faster go to a kept libdeflate compressor instead
-//! ([`super::zlib_choice`]). Decompression goes through libdeflate
-//! ([`super::inflate`]).
+//! with the one-shot functions in `zlib.rs`. Noise blocks at clevel 4-9
+//! go to a kept libdeflate compressor instead ([`super::zlib_choice`]).
+//! Decompression goes through libdeflate ([`super::inflate`]).
 
 #![allow(unsafe_code)]
 
@@ -79,15 +78,17 @@ impl ZlibState {
         match zlib_choice::choose(clevel, src) {
             Encoder::ZlibNg => self.compress_zlib_ng(clevel, src, dst),
             Encoder::Libdeflate(level) => {
-                let deflater = match &mut self.libdeflate {
-                    Some(d) if d.level() == level => d,
-                    slot => {
-                        // Free a compressor of another level first.
-                        *slot = None;
-                        slot.insert(Deflater::new(level).ok_or(Error::CodecParam)?)
-                    }
-                };
-                Ok(deflater.compress(src, dst))
+                if self.libdeflate.as_ref().is_none_or(|d| d.level() != level) {
+                    // Free a compressor of another level first.
+                    self.libdeflate = None;
+                    self.libdeflate = Deflater::new(level);
+                }
+                match &mut self.libdeflate {
+                    Some(d) => Ok(d.compress(src, dst)),
+                    // Out of memory for libdeflate's tables: zlib-ng's
+                    // algorithm writes a valid block too.
+                    None => self.compress_zlib_ng(clevel, src, dst),
+                }
             }
         }
     }
@@ -183,6 +184,41 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Noise at clevel 4-9 goes through libdeflate (other bytes than
+    /// `compress2`'s, decoded by both inflaters); everything else, and every
+    /// block at clevel 1-3, is `compress2`'s bytes.
+    #[test]
+    fn noise_takes_libdeflate_from_clevel_4() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..100_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // 240 values: Huffman coding saves a little, so it fits.
+                (x >> 32) as u8 % 240
+            })
+            .collect();
+        let mut st = ZlibState::default();
+        for clevel in [1u8, 3, 4, 5, 9, 6, 2] {
+            for src in [&noise, &data(7, 100_000)] {
+                // Room to spare: level 1's fixed codes expand noise.
+                let mut a = vec![0u8; 2 * src.len()];
+                let mut b = vec![0u8; 2 * src.len()];
+                let na = st.compress(clevel, src, &mut a).unwrap();
+                let nb = zlib::compress(clevel, src, &mut b).unwrap();
+                assert!(na > 0 && nb > 0, "clevel {clevel}");
+                let libdeflate = clevel >= 4 && std::ptr::eq(src, &noise);
+                assert_eq!(a[..na] != b[..nb], libdeflate, "clevel {clevel}");
+                let mut d = vec![0u8; src.len()];
+                assert_eq!(st.decompress(&a[..na], &mut d), Some(src.len()));
+                assert_eq!(&d, src);
+                assert_eq!(zlib::decompress(&a[..na], &mut d), Some(src.len()));
+                assert_eq!(&d, src);
+            }
+        }
     }
 
     /// One kept state, used across levels, sizes and outputs that do not
