@@ -7,6 +7,7 @@
 #ifndef CAPI_B2ND_COMMON_H
 #define CAPI_B2ND_COMMON_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +37,22 @@ static char *scratch_path(const char *name) {
   return b;
 }
 
-static void scratch_done(void) { blosc2_remove_urlpath(scratch_dir); }
+/* Remove the scratch directory. blosc2_remove_urlpath does not recurse (as
+ * in C-Blosc2), and the directory holds sparse frames (directories), so
+ * each entry goes first. */
+static void scratch_done(void) {
+  DIR *d = opendir(scratch_dir);
+  if (d != NULL) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+        blosc2_remove_urlpath(scratch_path(e->d_name));
+      }
+    }
+    closedir(d);
+  }
+  blosc2_remove_urlpath(scratch_dir);
+}
 
 /* Items in a shape. */
 static int64_t prod(int ndim, const int64_t *shape) {
