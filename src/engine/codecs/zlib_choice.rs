@@ -103,20 +103,22 @@ fn looks_like_noise(block: &[u8]) -> bool {
     if windows.peek().is_none() {
         return false;
     }
+    let whole = block.len() <= WINDOWS * WINDOW_MAX;
     let mut counts = [0u32; 256];
-    let mut seen = 0usize;
     for window in windows {
         if lz4_finds_matches(window) {
             return false;
         }
-        seen += window.len();
-        count_bytes(window, &mut counts);
+        if !whole {
+            count_bytes(window, &mut counts);
+        }
     }
-    if block.len() <= WINDOWS * WINDOW_MAX {
-        counts = [0; 256];
+    let seen = if whole {
         count_bytes(block, &mut counts);
-        seen = block.len();
-    }
+        block.len()
+    } else {
+        sample_windows(block).map(<[u8]>::len).sum()
+    };
     entropy_bits(&counts, seen) >= UNIFORM_BITS
 }
 
