@@ -18,11 +18,9 @@
 
 use std::cell::RefCell;
 
-use crate::engine::codecs::match_end::EndGuess;
-
 use super::lz4::block::{
-    count_backward, count_forward, count_forward_guessed, read_u16, read_u32, read_u64, with_prefix, Writer,
-    LAST_LITERALS, MAX_DISTANCE, MAX_INPUT, MF_LIMIT, MIN_INPUT, MIN_MATCH,
+    count_backward, count_forward, read_u16, read_u32, read_u64, with_prefix, Writer, LAST_LITERALS, MAX_DISTANCE,
+    MAX_INPUT, MF_LIMIT, MIN_INPUT, MIN_MATCH,
 };
 
 /// Level used for `level < 1`, as C's `LZ4HC_CLEVEL_DEFAULT`.
@@ -166,8 +164,6 @@ struct Chain<'t> {
     next: usize,
     /// Candidates examined per search.
     attempts: usize,
-    /// Where matches have been ending, carried from search to search.
-    guess: EndGuess,
 }
 
 impl Chain<'_> {
@@ -199,7 +195,7 @@ impl Chain<'_> {
         // MAX_DISTANCE, so a capped link always lands below `lowest` too.
         let lowest = (ip + BASE).saturating_sub(MAX_DISTANCE).max(BASE);
         let cand = self.t.head[hash4(buf, ip)] as usize;
-        let search = Search::new(buf, ip, low, limit, longest, self.guess);
+        let search = Search::new(buf, ip, low, limit, longest);
         // Two copies of the walk: the one for patterns that are no byte run
         // (most) has no run handling, which keeps its loop small enough for
         // its state to stay in registers. Run handling is LZ4's pattern
@@ -212,7 +208,6 @@ impl Chain<'_> {
         } else {
             self.walk::<false>(buf, cand, lowest, search)
         };
-        self.guess = done.guess;
         done.best
     }
 
@@ -304,12 +299,11 @@ struct Search {
     k: usize,
     tail: u16,
     best: Option<Match>,
-    guess: EndGuess,
 }
 
 impl Search {
     #[inline(always)]
-    fn new(buf: &[u8], ip: usize, low: usize, limit: usize, longest: usize, guess: EndGuess) -> Self {
+    fn new(buf: &[u8], ip: usize, low: usize, limit: usize, longest: usize) -> Self {
         let mut s = Search {
             ip,
             low,
@@ -319,7 +313,6 @@ impl Search {
             k: 0,
             tail: 0,
             best: None,
-            guess,
         };
         s.set_longest(buf, longest);
         s
@@ -339,8 +332,7 @@ impl Search {
         if read_u16(buf, c + self.k) != self.tail || read_u32(buf, c) != self.pattern {
             return;
         }
-        let fwd =
-            MIN_MATCH + count_forward_guessed(buf, c + MIN_MATCH, self.ip + MIN_MATCH, self.limit, &mut self.guess);
+        let fwd = MIN_MATCH + count_forward(buf, c + MIN_MATCH, self.ip + MIN_MATCH, self.limit);
         let back = count_backward(buf, c, self.ip, self.low, 0);
         if fwd + back > self.longest {
             self.take(
@@ -430,12 +422,7 @@ fn compress_chain(t: &mut Tables, buf: &[u8], start: usize, attempts: usize, w: 
     let mflimit = end - MF_LIMIT;
     let limit = end - LAST_LITERALS;
     // Prefix (dictionary) positions get inserted by the first search.
-    let mut f = Chain {
-        t,
-        next: 0,
-        attempts,
-        guess: EndGuess::default(),
-    };
+    let mut f = Chain { t, next: 0, attempts };
     let mut anchor = start;
     let mut ip = start;
 

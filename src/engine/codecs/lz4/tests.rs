@@ -744,7 +744,8 @@ fn sizes_around_64k_limit_match_c() {
 }
 
 /// The word-at-a-time backward count agrees with a byte loop, at every
-/// alignment and up to both lower bounds.
+/// alignment and distance, near the start of the buffer and up to both
+/// lower bounds.
 #[test]
 fn count_backward_matches_a_byte_loop() {
     use super::block::count_backward;
@@ -752,8 +753,13 @@ fn count_backward_matches_a_byte_loop() {
     let buf: Vec<u8> = (0..600u32)
         .map(|i| if i % 97 == 13 { 0xEE } else { (i % 37) as u8 })
         .collect();
-    for cur in (37..600).step_by(7) {
-        let cand = cur - 37;
+    for (cur, distance) in (1..600usize)
+        .step_by(7)
+        .flat_map(|c| [1, 2, 5, 8, 9, 16, 37, 300].map(|d| (c, d)))
+    {
+        let Some(cand) = cur.checked_sub(distance) else {
+            continue;
+        };
         for cur_low in [0, cur / 3, cur - 1, cur] {
             for cand_low in [0, cand / 2, cand] {
                 let max = (cur - cur_low).min(cand - cand_low);
