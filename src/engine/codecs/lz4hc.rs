@@ -332,6 +332,9 @@ impl Search {
         if read_u16(buf, c + self.k) != self.tail || read_u32(buf, c) != self.pattern {
             return;
         }
+        // Measured, not guessed as LZ4 fast and BloscLZ do (`match_end`):
+        // the candidates of one walk rarely end alike, and the guess's
+        // bookkeeping cost more than it saved.
         let fwd = MIN_MATCH + count_forward(buf, c + MIN_MATCH, self.ip + MIN_MATCH, self.limit);
         let back = count_backward(buf, c, self.ip, self.low, 0);
         if fwd + back > self.longest {
