@@ -105,20 +105,20 @@ fn looks_like_noise(block: &[u8]) -> bool {
     }
     let whole = block.len() <= WINDOWS * WINDOW_MAX;
     let mut counts = [0u32; 256];
+    let mut seen = 0usize;
     for window in windows {
         if lz4_finds_matches(window) {
             return false;
         }
         if !whole {
             count_bytes(window, &mut counts);
+            seen += window.len();
         }
     }
-    let seen = if whole {
+    if whole {
         count_bytes(block, &mut counts);
-        block.len()
-    } else {
-        sample_windows(block).map(<[u8]>::len).sum()
-    };
+        seen = block.len();
+    }
     entropy_bits(&counts, seen) >= UNIFORM_BITS
 }
 
@@ -148,17 +148,11 @@ mod tests {
     use super::{
         choose, count_bytes, entropy_bits, looks_like_noise, lz4_finds_matches, sample_windows, Encoder, UNIFORM_BITS,
     };
+    use crate::engine::filters::shuffle::test_util::Rng;
 
     fn noise(n: usize) -> Vec<u8> {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 32) as u8
-            })
-            .collect()
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        (0..n).map(|_| (rng.next() >> 32) as u8).collect()
     }
 
     /// Byte planes of an int64 sequence, as shuffle leaves them.

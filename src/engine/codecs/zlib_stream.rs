@@ -168,6 +168,7 @@ fn deflate_stream(level: i32) -> Result<Stream> {
 mod tests {
     use super::super::zlib;
     use super::ZlibState;
+    use crate::engine::filters::shuffle::test_util::Rng;
 
     fn data(seed: u32, len: usize) -> Vec<u8> {
         let mut x = seed.wrapping_mul(0x9E37_79B9) | 1;
@@ -191,16 +192,9 @@ mod tests {
     /// block at clevel 1-3, is `compress2`'s bytes.
     #[test]
     fn noise_takes_libdeflate_from_clevel_4() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let noise: Vec<u8> = (0..100_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                // 240 values: Huffman coding saves a little, so it fits.
-                (x >> 32) as u8 % 240
-            })
-            .collect();
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        // 240 values: Huffman coding saves a little, so it fits.
+        let noise: Vec<u8> = (0..100_000).map(|_| (rng.next() >> 32) as u8 % 240).collect();
         let mut st = ZlibState::default();
         for clevel in [1u8, 3, 4, 5, 9, 6, 2] {
             for src in [&noise, &data(7, 100_000)] {
