@@ -721,6 +721,17 @@ fn bad_metalayers_are_errors() {
     sc.append_buffer(&[0u8; 100]).unwrap();
     let mut a = Array::from_schunk(sc).unwrap();
     assert!(a.to_vec().is_err());
+    // Growing such an array fails at once, even when the shape claims
+    // billions of chunks (3.3.5 walks them all first).
+    let huge = serialize_meta(&[5 << 40, 10], &[5, 5], &[5, 5], Some("<i4"), 0).unwrap();
+    for meta in [&base, &huge] {
+        let mut sc = SChunk::new(storage(4, true, None)).unwrap();
+        sc.meta_add("b2nd", meta).unwrap();
+        sc.append_buffer(&[0u8; 100]).unwrap();
+        let mut a = Array::from_schunk(sc).unwrap();
+        assert_eq!(a.append(&[0u8; 40], 0).unwrap_err(), Error::ChunkInsert);
+        assert_eq!(a.schunk().nchunks(), 1);
+    }
     // Chunks of the wrong size: errors too.
     let mut sc = SChunk::new(storage(4, true, None)).unwrap();
     sc.meta_add("b2nd", &base).unwrap();
