@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=../tests/corpus
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open schunk_ops roundtrip differential)
+[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open b2nd_frame schunk_ops roundtrip differential)
 
 seed() { # seed <target> <file>...
   local dir=corpus/$1
@@ -26,6 +26,8 @@ for t in "${targets[@]}"; do
     frame_open)
       seed "$t" "$corpus"/frames/* "$corpus"/frames/*/chunks.b2frame "$corpus"/b2nd/* \
         "$corpus"/malformed/*.b2frame "$corpus"/malformed/*.b2nd "$corpus"/known_bugs/*.b2frame ;;
+    b2nd_frame)
+      seed "$t" "$corpus"/b2nd/* "$corpus"/malformed/*.b2nd ;;
     roundtrip | differential | schunk_ops)
       # Any bytes drive these; the first bytes pick the parameters.
       seed "$t" "$corpus"/chunks/00[0-4]* "$corpus"/frames/f0[1-3]* ;;

@@ -99,6 +99,13 @@ fn frame_open() {
 }
 
 #[test]
+fn b2nd_frame() {
+    let mut seeds = corpus("b2nd", &[".b2nd"]);
+    seeds.extend(corpus("malformed", &[".b2nd"]));
+    replay("b2nd_frame", seeds, blosc2_fuzz::b2nd_frame::run);
+}
+
+#[test]
 fn schunk_ops() {
     replay("schunk_ops", small_seeds(), blosc2_fuzz::schunk_ops::run);
 }

@@ -7,6 +7,7 @@
 //! Everything goes through the C ABI (`blosc2::capi`), pointers and lengths
 //! as a C program passes them: that is the surface hostile bytes reach.
 
+pub mod b2nd_frame;
 pub mod chunk_decode;
 pub mod differential;
 pub mod frame_open;
