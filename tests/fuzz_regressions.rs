@@ -182,6 +182,44 @@ fn huge_block_claim_is_refused_without_allocating() {
     assert!(rc < 0, "getitem on a 512 MiB block claim returned {rc}");
 }
 
+/// Found by b2nd_frame: b2nd arrays whose shape claims far more chunks
+/// than their super-chunk holds (5.4e12 items in chunks of 1024 over one
+/// chunk; 603979796 x 30 x 40 in 7 x 11 x 13 chunks). Appending walked
+/// every chunk of the shape (44 s) and squeezing made them all in memory
+/// (killed for want of memory; 3.3.5 crashes). Both now fail at once.
+#[test]
+fn crafted_shapes_fail_at_once() {
+    use blosc2::capi::b2nd::{b2nd_free, b2nd_from_cframe};
+    use blosc2::capi::b2nd_array_t;
+    use blosc2::capi::b2nd_ops::{b2nd_append, b2nd_squeeze};
+    let open = |frame: &mut Vec<u8>| {
+        let mut array: *mut b2nd_array_t = std::ptr::null_mut();
+        // SAFETY: `frame` readable for its length, kept (not copied) until
+        // the array is freed below.
+        let rc = unsafe { b2nd_from_cframe(frame.as_mut_ptr(), frame.len() as i64, false, &mut array) };
+        assert_eq!(rc, 0, "it opens (as in 3.3.5)");
+        array
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/b2nd_frame");
+    let mut frame = std::fs::read(dir.join("append_to_a_shape_of_billions_of_missing_chunks.b2nd")).expect("file");
+    let array = open(&mut frame);
+    let row = [0u8; 8];
+    // SAFETY: live array; `row` readable for 8 bytes.
+    let rc = unsafe { b2nd_append(array, row.as_ptr().cast(), 8, 0) };
+    assert_eq!(rc, -19, "BLOSC2_ERROR_CHUNK_INSERT");
+    // SAFETY: live, freed once.
+    unsafe { b2nd_free(array) };
+    let mut frame = std::fs::read(dir.join("squeeze_a_shape_of_a_billion_missing_chunks.b2nd")).expect("file");
+    let array = open(&mut frame);
+    let mut view: *mut b2nd_array_t = std::ptr::dangling_mut();
+    // SAFETY: live array, writable output.
+    let rc = unsafe { b2nd_squeeze(array, &mut view) };
+    assert_eq!(rc, -12, "BLOSC2_ERROR_INVALID_PARAM");
+    assert!(view.is_null());
+    // SAFETY: live, freed once.
+    unsafe { b2nd_free(array) };
+}
+
 /// The bound above must not refuse real chunks: blocks past 1 MiB of the
 /// most compressible data, every codec, decode whole and by items.
 #[test]

@@ -21,6 +21,10 @@ use super::chunk_decode::MAX_DEST;
 
 /// `B2ND_MAX_DIM`: the length of the shape arrays in `b2nd_array_t`.
 const MAX_DIM: usize = 16;
+/// Chunks of an array above which it is not squeezed or copied: both
+/// make every chunk of the shape in memory, as 3.3.5 does, so a frame
+/// that really holds millions of chunks costs that much in C too.
+const MAX_MADE_CHUNKS: i64 = 1 << 16;
 
 /// The fuzz body.
 pub fn run(data: &[u8]) {
@@ -53,16 +57,30 @@ struct Items {
     itemsize: i64,
     /// Bytes of the whole array, when that fits in an `i64`.
     bytes: Option<i64>,
+    /// Chunks the shape implies.
+    nchunks: i64,
 }
 
 impl Items {
     fn of(array: *const b2nd_array_t) -> Items {
         // SAFETY: a live array; its public fields and its super-chunk are
         // readable.
-        let (ndim, shape, chunkshape, blockshape, itemsize) = unsafe {
+        let (ndim, shape, chunkshape, blockshape, itemsize, nchunks) = unsafe {
             let a = &*array;
             assert!(!a.sc.is_null(), "array without a super-chunk");
-            (a.ndim, a.shape, a.chunkshape, a.blockshape, i64::from((*a.sc).typesize))
+            let nchunks = if a.chunknitems > 0 {
+                a.extnitems / i64::from(a.chunknitems)
+            } else {
+                0
+            };
+            (
+                a.ndim,
+                a.shape,
+                a.chunkshape,
+                a.blockshape,
+                i64::from((*a.sc).typesize),
+                nchunks,
+            )
         };
         assert!((0..=MAX_DIM as i8).contains(&ndim), "ndim {ndim}");
         let ndim = ndim as usize;
@@ -79,6 +97,7 @@ impl Items {
             blockshape,
             itemsize,
             bytes,
+            nchunks,
         }
     }
 
@@ -122,8 +141,10 @@ fn read(array: *mut b2nd_array_t, items: &Items) {
         });
     }
     orthogonal(array, items);
-    squeezed(array);
-    copied(array, items);
+    if items.nchunks <= MAX_MADE_CHUNKS {
+        squeezed(array);
+        copied(array, items);
+    }
     reframed(array, items);
 }
 

@@ -730,6 +730,11 @@ fn concat_with_itself(dst: *const b2nd_array_t, src2: *const b2nd_array_t, axis:
 /// A new in-memory array laid out by `plan` holding the items of `array`
 /// (3.3.5's views share the data; these are copies, with `sc->view` set).
 fn make_view(array: *const b2nd_array_t, plan: &ViewPlan) -> Result<*mut b2nd_array_t, c_int> {
+    // A view has as many chunks as the source's shape implies; 3.3.5's
+    // reads past the source's chunks when a crafted frame holds fewer.
+    if !with_array(array, false, |a| Ok(a.holds_its_chunks()))? {
+        return Err(ERR_INVALID_PARAM);
+    }
     let (_, dtype, fmt) = array_parts(array)?;
     let sc = array_sc(array)?;
     let (mut cparams, dparams, ts) = with_state(sc, |st| {

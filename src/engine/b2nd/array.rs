@@ -314,6 +314,14 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         self.sc.borrow().typesize()
     }
 
+    /// Whether the super-chunk holds exactly the chunks the shape implies.
+    /// Arrays made here always do; a crafted frame may claim a shape of
+    /// billions of chunks over a few, and work that walks every chunk of
+    /// the shape (growing, views) refuses such an array first.
+    pub fn holds_its_chunks(&self) -> bool {
+        self.schunk().nchunks() == self.geom.nchunks()
+    }
+
     /// The super-chunk.
     pub fn schunk(&self) -> &SChunk {
         self.sc.borrow()

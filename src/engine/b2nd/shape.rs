@@ -74,12 +74,10 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         }
         let new = old.with_shape(new_shape)?;
         let nchunks = new.nchunks();
-        let held = self.schunk().nchunks();
-        if nchunks != held {
-            // A crafted frame may claim a shape of billions of chunks over a
-            // super-chunk of a few: 3.3.5 would walk them all before an
-            // insertion failed. Refuse it before the walk.
-            if held != old.nchunks() {
+        if nchunks != self.schunk().nchunks() {
+            // 3.3.5 would walk every chunk of a crafted shape before an
+            // insertion failed.
+            if !self.holds_its_chunks() {
                 return Err(Error::ChunkInsert);
             }
             let start: Vec<i64> = start.map_or_else(|| old.shape().to_vec(), |s| s[..nd].to_vec());

@@ -478,7 +478,11 @@ impl SChunk {
             Ok(out)
         };
         let sample = make(chunksize, &self.cparams)?;
-        if let Backend::Chunks(_) = self.backend {
+        if let Backend::Chunks(chunks) = &mut self.backend {
+            // One small buffer per chunk follows; a count whose table alone
+            // cannot be allocated is an error, not an abort.
+            let nchunks = full as usize + usize::from(leftover > 0);
+            chunks.try_reserve_exact(nchunks).map_err(|_| Error::MemoryAlloc)?;
             let last = make((leftover * i64::from(ts)) as i32, &self.cparams)?;
             for _ in 0..full {
                 self.append_chunk(&sample)?;
