@@ -228,7 +228,14 @@ impl Frame {
                         .ok_or(Error::ReadBuffer)?;
                     out.copy_from_slice(s);
                 }
-                FrameKind::File { .. } => out = self.read_file_chunk_header(off)?,
+                FrameKind::File { .. } => {
+                    out = self.read_file_chunk_header(off)?;
+                    // As `stored_extent_mem` for a frame in memory: a
+                    // header whose chunk runs past the data is damaged,
+                    // and its sizes (which edits account with) are not
+                    // to be trusted.
+                    self.checked_chunk_len(off, &out)?;
+                }
                 FrameKind::Sparse { dir } => {
                     // Only the header: slices of large chunks must not read
                     // whole chunk files (the extent is checked by readers).

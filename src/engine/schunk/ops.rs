@@ -38,6 +38,24 @@ struct Next {
     flags2: u8,
 }
 
+/// `chunksize`, or 0 (sizes vary) when a frame reader could not count the
+/// `nchunks` chunks from it: a fixed-size frame records no chunk count, so
+/// readers (3.3.5's and ours) take `ceil(nbytes / chunksize)`. The edits
+/// keep that true for a layout that was sound, but a crafted frame may
+/// hold chunks of other sizes; editing one would otherwise write a frame
+/// that no longer opens. A variable-size frame counts its offsets.
+fn countable_chunksize(nbytes: i64, chunksize: i32, nchunks: i64) -> i32 {
+    if chunksize <= 0 || nbytes <= 0 {
+        return chunksize;
+    }
+    let cs = i64::from(chunksize);
+    if (nbytes + cs - 1) / cs == nchunks {
+        chunksize
+    } else {
+        0
+    }
+}
+
 impl SChunk {
     pub(super) fn check_index(&self, n: i64, allow_end: bool) -> Result<usize> {
         let nchunks = self.nchunks();
@@ -295,7 +313,25 @@ impl SChunk {
     /// Apply an edit to the backend and, only once it succeeded, to the
     /// counters. `on_chunks` edits an in-memory chunk list and returns by
     /// how much the stored bytes changed.
-    fn commit(&mut self, next: Next, edit: Edit<'_>, on_chunks: impl FnOnce(&mut Vec<Vec<u8>>) -> i64) -> Result<()> {
+    fn commit(
+        &mut self,
+        mut next: Next,
+        edit: Edit<'_>,
+        on_chunks: impl FnOnce(&mut Vec<Vec<u8>>) -> i64,
+    ) -> Result<()> {
+        let nchunks = self.nchunks();
+        let after = match &edit {
+            Edit::Append(_) | Edit::Insert(..) => nchunks + 1,
+            Edit::Delete(_) => nchunks - 1,
+            Edit::Update(..) | Edit::Reorder(_) | Edit::Metas(_) | Edit::Vlmetas(_) | Edit::Touch => nchunks,
+            Edit::FillSpecial(n, _) => *n,
+        };
+        // A damaged chunk may claim more bytes than the frame holds: taking
+        // it out would write a header that no reader opens.
+        if next.nbytes < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        next.chunksize = countable_chunksize(next.nbytes, next.chunksize, after);
         let mut props: Props = self.props();
         props.nbytes = next.nbytes;
         props.chunksize = next.chunksize;
@@ -311,9 +347,11 @@ impl SChunk {
         Ok(())
     }
 
+    /// Take the counters after an edit already applied (or checked by
+    /// [`SChunk::commit`]).
     fn set_counters(&mut self, next: Next) {
         self.nbytes = next.nbytes;
-        self.chunksize = next.chunksize;
+        self.chunksize = countable_chunksize(next.nbytes, next.chunksize, self.nchunks());
         self.flags2 = next.flags2;
     }
 
@@ -532,5 +570,29 @@ pub(super) fn stored_chunk(backend: &mut Backend, n: i64) -> Result<Cow<'_, [u8]
     match backend {
         Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
         Backend::Frame(f) => f.chunk(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::countable_chunksize;
+
+    /// A fixed chunk size stays only while readers can count the chunks
+    /// from the sizes.
+    #[test]
+    fn chunksize_stays_fixed_only_while_countable() {
+        // 3 chunks of 2000 bytes, the last one short or full.
+        assert_eq!(countable_chunksize(6000, 2000, 3), 2000);
+        assert_eq!(countable_chunksize(5001, 2000, 3), 2000);
+        // A crafted frame's chunk of 500 bytes replaced by a full one:
+        // 6000 - 500 + 2000 bytes count as 4 chunks, not 3.
+        assert_eq!(countable_chunksize(7500, 2000, 3), 0);
+        // Or one of 3000 bytes deleted: 3000 bytes in 2 chunks.
+        assert_eq!(countable_chunksize(3000, 2000, 2), 2000);
+        assert_eq!(countable_chunksize(1000, 2000, 2), 0);
+        // Variable, unset and empty stay as they are.
+        assert_eq!(countable_chunksize(7500, 0, 3), 0);
+        assert_eq!(countable_chunksize(0, -1, 0), -1);
+        assert_eq!(countable_chunksize(0, 2000, 2), 2000);
     }
 }
