@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=../tests/corpus
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open b2nd_frame schunk_ops roundtrip differential)
+[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential)
 
 seed() { # seed <target> <file>...
   local dir=corpus/$1
@@ -23,7 +23,7 @@ for t in "${targets[@]}"; do
     chunk_decode)
       seed "$t" "$corpus"/chunks/* "$corpus"/blosc1/* "$corpus"/malformed/*.chunk "$corpus"/malformed/*.blosc1 \
         "$corpus"/known_bugs/*.chunk "$corpus"/known_bugs/*.blosc1 "$corpus"/frames/*/*.chunk ;;
-    frame_open)
+    frame_open | frame_edit)
       seed "$t" "$corpus"/frames/* "$corpus"/frames/*/chunks.b2frame "$corpus"/b2nd/* \
         "$corpus"/malformed/*.b2frame "$corpus"/malformed/*.b2nd "$corpus"/known_bugs/*.b2frame ;;
     b2nd_frame)

@@ -99,6 +99,15 @@ fn frame_open() {
 }
 
 #[test]
+fn frame_edit() {
+    let mut seeds = corpus("frames", &[".b2frame"]);
+    seeds.extend(corpus("b2nd", &[".b2nd"]));
+    seeds.extend(corpus("malformed", &[".b2frame", ".b2nd"]));
+    seeds.extend(corpus("known_bugs", &[".b2frame"]));
+    replay("frame_edit", seeds, blosc2_fuzz::frame_edit::run);
+}
+
+#[test]
 fn b2nd_frame() {
     let mut seeds = corpus("b2nd", &[".b2nd"]);
     seeds.extend(corpus("malformed", &[".b2nd"]));

@@ -62,7 +62,7 @@ fn from_file(frame: &[u8]) {
 }
 
 /// Read everything a caller can read; returns the chunk count.
-fn walk(sc: *mut blosc2_schunk) -> i64 {
+pub fn walk(sc: *mut blosc2_schunk) -> i64 {
     // SAFETY: `sc` is a live super-chunk; its public fields are readable.
     let nchunks = unsafe { (*sc).nchunks };
     assert!(nchunks >= 0, "negative nchunks {nchunks}");
@@ -196,7 +196,7 @@ fn vlmetalayers(sc: *mut blosc2_schunk) {
 /// Serialise `sc` again; the frame must open the way `sc` was opened
 /// (`copy` reads every chunk, so it refuses frames a kept frame accepts
 /// lazily) with the same chunk count.
-fn reserialise(sc: *mut blosc2_schunk, nchunks: i64, copy: bool) {
+pub fn reserialise(sc: *mut blosc2_schunk, nchunks: i64, copy: bool) {
     let mut out: *mut u8 = ptr::null_mut();
     let mut needs_free = false;
     // SAFETY: live super-chunk; writable outputs.

@@ -10,6 +10,7 @@
 pub mod b2nd_frame;
 pub mod chunk_decode;
 pub mod differential;
+pub mod frame_edit;
 pub mod frame_open;
 pub mod input;
 pub mod params;
