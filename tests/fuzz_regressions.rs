@@ -101,6 +101,17 @@ fn frame_open() {
 #[test]
 fn frame_edit() {
     let mut seeds = corpus("frames", &[".b2frame"]);
+    // The index files of the sparse frames (directories).
+    let frames = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/frames");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&frames)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    seeds.extend(dirs.iter().map(|d| d.join("chunks.b2frame")).filter(|p| p.is_file()));
     seeds.extend(corpus("b2nd", &[".b2nd"]));
     seeds.extend(corpus("malformed", &[".b2frame", ".b2nd"]));
     seeds.extend(corpus("known_bugs", &[".b2frame"]));

@@ -1,5 +1,6 @@
 //! Arbitrary bytes as a contiguous frame, opened from memory (kept and
-//! copied) and from a file, then edited the ways a C program edits one:
+//! copied) and from a file, and as the index of a sparse frame (whose
+//! directory holds a few sound chunk files), then edited the ways a C program edits one:
 //! a chunk appended, inserted, updated and deleted, the offsets reordered,
 //! a metalayer rewritten and a vlmetalayer added. Every edit may fail on a
 //! damaged frame, but the chunk count must follow the ones that succeed,
@@ -8,6 +9,7 @@
 
 use std::ffi::CString;
 use std::ptr;
+use std::sync::OnceLock;
 
 use blosc2::capi::blosc2_schunk;
 use blosc2::capi::chunkinfo::{blosc2_cbuffer_sizes, blosc2_chunk_zeros};
@@ -21,6 +23,7 @@ use blosc2::capi::schunk_meta::{blosc2_meta_update, blosc2_vlmeta_add};
 
 use super::chunk_decode::MAX_DEST;
 use super::frame_open::{reserialise, walk};
+use super::roundtrip::compress;
 
 /// Largest chunk appended (bytes); bigger claimed chunk sizes are skipped.
 const MAX_APPEND: i32 = 1 << 20;
@@ -47,6 +50,7 @@ pub fn run(frame: &[u8]) {
         }
     }
     in_file(frame);
+    in_sparse_dir(frame);
 }
 
 /// Edit the frame in a temporary file, then reopen it.
@@ -55,27 +59,66 @@ fn in_file(frame: &[u8]) {
     if std::fs::write(&path, frame).is_err() {
         return;
     }
+    reopen_after_edits(&path);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `frame` as the index (`chunks.b2frame`) of a sparse frame whose
+/// directory holds sound chunk files 0 to 3, edited and reopened.
+fn in_sparse_dir(frame: &[u8]) {
+    static CHUNKS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let chunks = CHUNKS.get_or_init(|| {
+        let mut cp = blosc2_get_blosc2_cparams_defaults();
+        cp.typesize = 4;
+        (0..4u32)
+            .map(|k| {
+                let data: Vec<u8> = (0..2000u32).flat_map(|i| (i * (k + 1)).to_le_bytes()).collect();
+                compress(&cp, &data).expect("a sound chunk")
+            })
+            .collect()
+    });
+    let dir = std::env::temp_dir().join(format!("blosc2-fuzz-edit-{}.sparse", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let written = std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::write(dir.join("chunks.b2frame"), frame).is_ok()
+        && chunks
+            .iter()
+            .enumerate()
+            .all(|(id, c)| std::fs::write(dir.join(format!("{id:08X}.chunk")), c).is_ok());
+    if written {
+        reopen_after_edits(&dir);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Open the frame at `path`, edit it, close it; it must reopen with the
+/// chunk count the edits left when every chunk decodes.
+fn reopen_after_edits(path: &std::path::Path) {
     let cpath = CString::new(path.to_string_lossy().into_owned()).expect("no NUL in a temp path");
     // SAFETY: a NUL-terminated path.
     let sc = unsafe { blosc2_schunk_open(cpath.as_ptr()) };
-    if !sc.is_null() {
-        let nchunks = edit(sc);
-        let sound = all_chunks_decode(sc);
-        // SAFETY: live, freed once.
-        unsafe { blosc2_schunk_free(sc) };
-        // SAFETY: a NUL-terminated path.
-        let again = unsafe { blosc2_schunk_open(cpath.as_ptr()) };
-        assert!(!sound || !again.is_null(), "an edited file does not reopen");
-        if !again.is_null() {
-            // SAFETY: live.
-            let n = unsafe { (*again).nchunks };
-            assert_eq!(n, nchunks, "the edited file has another chunk count");
-            walk(again);
-            // SAFETY: live, freed once.
-            unsafe { blosc2_schunk_free(again) };
-        }
+    if sc.is_null() {
+        return;
     }
-    let _ = std::fs::remove_file(&path);
+    let nchunks = edit(sc);
+    let sound = all_chunks_decode(sc);
+    // SAFETY: live, freed once.
+    unsafe { blosc2_schunk_free(sc) };
+    // SAFETY: a NUL-terminated path.
+    let again = unsafe { blosc2_schunk_open(cpath.as_ptr()) };
+    assert!(
+        !sound || !again.is_null(),
+        "an edited frame does not reopen from {}",
+        path.display()
+    );
+    if !again.is_null() {
+        // SAFETY: live.
+        let n = unsafe { (*again).nchunks };
+        assert_eq!(n, nchunks, "the edited frame has another chunk count");
+        walk(again);
+        // SAFETY: live, freed once.
+        unsafe { blosc2_schunk_free(again) };
+    }
 }
 
 /// Whether every chunk decodes whole. Opening a frame reads the first
