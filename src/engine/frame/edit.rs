@@ -39,6 +39,10 @@ use crate::engine::chunk::{self, SpecialKind};
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_FILTERS};
 use crate::engine::error::{Error, Result};
 
+/// The largest data region a frame without data may claim (see
+/// `Frame::apply_memory`) that an edit writes out, as zeros.
+const MAX_PHANTOM_DATA: usize = 64 << 20;
+
 /// The super-chunk properties a frame header records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Props {
@@ -295,8 +299,15 @@ impl Frame {
 
     /// The in-memory (3.3.5-exact) edit.
     fn apply_memory(&mut self, edit: Edit<'_>, props: &Props) -> Result<()> {
-        self.data
-            .resize(usize::try_from(self.hdr.cbytes).map_err(|_| Error::InvalidHeader)?, 0);
+        // A frame without data (every chunk deleted) may still count the
+        // deleted chunks' bytes in `cbytes`, and 3.3.5 writes new chunks
+        // after that many (uninitialised) bytes; so do we, as zeros. A
+        // crafted header may claim any count: past MAX_PHANTOM_DATA, new
+        // chunks start the data region instead (a frame 3.3.5 reads alike).
+        let cbytes = usize::try_from(self.hdr.cbytes).map_err(|_| Error::InvalidHeader)?;
+        if cbytes > self.data.len() && cbytes - self.data.len() <= MAX_PHANTOM_DATA {
+            self.data.resize(cbytes, 0);
+        }
         if self.must_materialize(props) {
             for i in 0..self.offsets.len() {
                 if let Entry::Special(k) = offsets::decode_entry(self.offsets[i])? {
