@@ -240,6 +240,51 @@ fn crafted_shapes_fail_at_once() {
     unsafe { b2nd_free(array) };
 }
 
+/// Found by b2nd_frame: a 10 x 20 x 30 array in 12 chunks of 4000 bytes
+/// whose special chunks each claim gigabytes. b2nd_copy (with other
+/// compression parameters) decompressed and recompressed all of them (11
+/// s); 3.3.5 decompresses into a buffer of the chunk size, and so fails.
+#[test]
+fn copy_of_chunks_larger_than_the_chunk_size_fails() {
+    use blosc2::capi::b2nd::{b2nd_create_ctx, b2nd_free, b2nd_free_ctx, b2nd_from_cframe};
+    use blosc2::capi::b2nd_array_t;
+    use blosc2::capi::b2nd_ops::b2nd_copy;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/b2nd_frame/copy_of_special_chunks_claiming_gigabytes.b2nd");
+    let mut frame = std::fs::read(path).expect("reproducer");
+    let mut array: *mut b2nd_array_t = std::ptr::null_mut();
+    // SAFETY: `frame` readable, kept until the array is freed.
+    let rc = unsafe { b2nd_from_cframe(frame.as_mut_ptr(), frame.len() as i64, false, &mut array) };
+    assert_eq!(rc, 0);
+    // SAFETY: a live array's public fields.
+    let (nd, shape, cs, bs) = unsafe { ((*array).ndim, (*array).shape, (*array).chunkshape, (*array).blockshape) };
+    let storage = blosc2::capi::misc::blosc2_get_blosc2_storage_defaults();
+    // SAFETY: the shapes have `nd` entries; no dtype, no metalayers.
+    let ctx = unsafe {
+        b2nd_create_ctx(
+            &storage,
+            nd,
+            shape.as_ptr(),
+            cs.as_ptr(),
+            bs.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+        )
+    };
+    assert!(!ctx.is_null());
+    let mut copy: *mut b2nd_array_t = std::ptr::dangling_mut();
+    // SAFETY: live context and array, writable output.
+    let rc = unsafe { b2nd_copy(ctx, array, &mut copy) };
+    assert!(rc < 0 && copy.is_null(), "copy gave {rc}");
+    // SAFETY: live, freed once.
+    unsafe {
+        b2nd_free_ctx(ctx);
+        b2nd_free(array);
+    }
+}
+
 /// The bound above must not refuse real chunks: blocks past 1 MiB of the
 /// most compressible data, every codec, decode whole and by items.
 #[test]

@@ -53,6 +53,13 @@ impl SChunk {
                 let c = self.get_chunk(i)?.into_owned();
                 new.append_chunk(&c)?;
             } else {
+                // 3.3.5 decompresses each chunk into a buffer of the chunk
+                // size: a chunk claiming more (a crafted frame's special
+                // chunk may claim 2 GB in 32 bytes) is an error, not that
+                // much work.
+                if self.chunksize > 0 && self.chunk_nbytes(i)? > self.chunksize {
+                    return Err(Error::WriteBuffer);
+                }
                 let data = self.decompress_chunk_vec(i)?;
                 new.append_buffer(&data)?;
             }
