@@ -1,14 +1,14 @@
-//! Arbitrary bytes as the frame of a b2nd array: opened kept and copied,
-//! then read the ways a C program reads one (the whole array, a slice, an
-//! orthogonal selection, a squeezed view, a copy, the frame again) and
-//! edited (a row appended, rows deleted). The same bytes are also handed
+//! Arbitrary bytes as the frame of a b2nd array: opened kept, copied and
+//! from a file, then read the ways a C program reads one (the whole array,
+//! a slice, an orthogonal selection, a squeezed view, a copy, the frame
+//! again) and edited (a row appended, rows deleted). The same bytes are also handed
 //! to `b2nd_deserialize_meta` as the content of a "b2nd" metalayer.
 
 use std::ffi::c_char;
 use std::ptr;
 
 use blosc2::capi::b2nd::{
-    b2nd_create_ctx, b2nd_deserialize_meta, b2nd_free, b2nd_free_ctx, b2nd_from_cframe, b2nd_to_cframe,
+    b2nd_create_ctx, b2nd_deserialize_meta, b2nd_free, b2nd_free_ctx, b2nd_from_cframe, b2nd_open, b2nd_to_cframe,
 };
 use blosc2::capi::b2nd_array_t;
 use blosc2::capi::b2nd_ops::{
@@ -39,13 +39,38 @@ pub fn run(data: &[u8]) {
             continue;
         }
         assert!(!array.is_null(), "b2nd_from_cframe succeeded without an array");
-        let items = Items::of(array);
-        read(array, &items);
-        edit(array, &items);
-        // SAFETY: live, freed once.
-        assert_eq!(unsafe { b2nd_free(array) }, 0);
+        read_and_edit(array);
     }
+    from_file(data);
     deserialize_meta(data);
+}
+
+/// Every read, then the edits, then free the array.
+fn read_and_edit(array: *mut b2nd_array_t) {
+    let items = Items::of(array);
+    read(array, &items);
+    edit(array, &items);
+    // SAFETY: live, freed once.
+    assert_eq!(unsafe { b2nd_free(array) }, 0);
+}
+
+/// The bytes as a file opened with `b2nd_open`: the same reads, and the
+/// edits go to the file.
+fn from_file(data: &[u8]) {
+    let path = std::env::temp_dir().join(format!("blosc2-fuzz-b2nd-{}.b2nd", std::process::id()));
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    let cpath = std::ffi::CString::new(path.to_string_lossy().into_owned()).expect("no NUL in a temp path");
+    let mut array: *mut b2nd_array_t = ptr::dangling_mut();
+    // SAFETY: a NUL-terminated path; `array` is writable.
+    let rc = unsafe { b2nd_open(cpath.as_ptr(), &mut array) };
+    if rc < 0 {
+        assert!(array.is_null(), "b2nd_open failed ({rc}) but left *array set");
+    } else {
+        read_and_edit(array);
+    }
+    let _ = std::fs::remove_file(&path);
 }
 
 /// The array's shape and item size, checked for sanity.
