@@ -1,11 +1,11 @@
 //! Arbitrary bytes as a contiguous frame, opened from memory (kept and
 //! copied) and from a file, and as the index of a sparse frame (whose
-//! directory holds a few sound chunk files), then edited the ways a C program edits one:
-//! a chunk appended, inserted, updated and deleted, the offsets reordered,
-//! a metalayer rewritten and a vlmetalayer added. Every edit may fail on a
-//! damaged frame, but the chunk count must follow the ones that succeed,
-//! everything must still read, and when every chunk decodes, the edited
-//! frame must reopen with that count (from the file as well).
+//! directory holds a few sound chunk files), then edited the ways a C
+//! program edits one: a chunk appended, inserted, updated and deleted, the
+//! offsets reordered, a metalayer rewritten and a vlmetalayer added. Every
+//! edit may fail on a damaged frame, but the chunk count must follow the
+//! ones that succeed, everything must still read, and when every chunk
+//! decodes, the edited frame must reopen with that count (from disk too).
 
 use std::ffi::CString;
 use std::ptr;
