@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=../tests/corpus
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential)
+[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential recordio_scanner)
 
 seed() { # seed <target> <file>...
   local dir=corpus/$1
@@ -28,6 +28,8 @@ for t in "${targets[@]}"; do
         "$corpus"/malformed/*.b2frame "$corpus"/malformed/*.b2nd "$corpus"/known_bugs/*.b2frame ;;
     b2nd_frame)
       seed "$t" "$corpus"/b2nd/* "$corpus"/malformed/*.b2nd ;;
+    recordio_scanner)
+      seed "$t" ../tests/recordio/*.rio ../tests/recordio/*.grail-* ;;
     roundtrip | differential | schunk_ops)
       # Any bytes drive these; the first bytes pick the parameters.
       seed "$t" "$corpus"/chunks/00[0-4]* "$corpus"/frames/f0[1-3]* ;;
