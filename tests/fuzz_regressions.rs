@@ -89,19 +89,10 @@ fn chunk_decode() {
     replay("chunk_decode", seeds, blosc2_fuzz::chunk_decode::run);
 }
 
-#[test]
-fn frame_open() {
+/// Frames (contiguous, and the index files of the sparse ones), b2nd
+/// arrays, malformed frames and those of 3.3.5's known bugs.
+fn frame_seeds() -> Vec<PathBuf> {
     let mut seeds = corpus("frames", &[".b2frame"]);
-    seeds.extend(corpus("b2nd", &[".b2nd"]));
-    seeds.extend(corpus("malformed", &[".b2frame", ".b2nd"]));
-    seeds.extend(corpus("known_bugs", &[".b2frame"]));
-    replay("frame_open", seeds, blosc2_fuzz::frame_open::run);
-}
-
-#[test]
-fn frame_edit() {
-    let mut seeds = corpus("frames", &[".b2frame"]);
-    // The index files of the sparse frames (directories).
     let frames = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/frames");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&frames)
         .map(|rd| {
@@ -115,7 +106,17 @@ fn frame_edit() {
     seeds.extend(corpus("b2nd", &[".b2nd"]));
     seeds.extend(corpus("malformed", &[".b2frame", ".b2nd"]));
     seeds.extend(corpus("known_bugs", &[".b2frame"]));
-    replay("frame_edit", seeds, blosc2_fuzz::frame_edit::run);
+    seeds
+}
+
+#[test]
+fn frame_open() {
+    replay("frame_open", frame_seeds(), blosc2_fuzz::frame_open::run);
+}
+
+#[test]
+fn frame_edit() {
+    replay("frame_edit", frame_seeds(), blosc2_fuzz::frame_edit::run);
 }
 
 #[test]

@@ -18,11 +18,11 @@ use blosc2::capi::schunk::{
     blosc2_schunk_append_buffer, blosc2_schunk_decompress_chunk, blosc2_schunk_delete_chunk, blosc2_schunk_free,
     blosc2_schunk_get_lazychunk, blosc2_schunk_insert_chunk, blosc2_schunk_reorder_offsets, blosc2_schunk_update_chunk,
 };
-use blosc2::capi::schunk_frame::{blosc2_schunk_from_buffer, blosc2_schunk_open};
+use blosc2::capi::schunk_frame::blosc2_schunk_open;
 use blosc2::capi::schunk_meta::{blosc2_meta_update, blosc2_vlmeta_add};
 
 use super::chunk_decode::MAX_DEST;
-use super::frame_open::{reserialise, walk};
+use super::frame_open::{each_opening, reserialise, walk};
 use super::roundtrip::compress;
 
 /// Largest chunk appended (bytes); bigger claimed chunk sizes are skipped.
@@ -34,21 +34,13 @@ const MAX_CHUNKS: i64 = 256;
 
 /// The fuzz body.
 pub fn run(frame: &[u8]) {
-    for copy in [false, true] {
-        let mut buf = frame.to_vec();
-        // SAFETY: `buf` is readable for its length and outlives the
-        // super-chunk (freed below, before `buf`).
-        let sc = unsafe { blosc2_schunk_from_buffer(buf.as_mut_ptr(), buf.len() as i64, copy) };
-        if !sc.is_null() {
-            let nchunks = edit(sc);
-            walk(sc);
-            if all_chunks_decode(sc) {
-                reserialise(sc, nchunks, copy);
-            }
-            // SAFETY: live, freed once.
-            unsafe { blosc2_schunk_free(sc) };
+    each_opening(frame, |sc, copy| {
+        let nchunks = edit(sc);
+        walk(sc);
+        if all_chunks_decode(sc) {
+            reserialise(sc, nchunks, copy);
         }
-    }
+    });
     in_file(frame);
     in_sparse_dir(frame);
 }

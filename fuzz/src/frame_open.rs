@@ -27,19 +27,27 @@ const FILE_OFFSET: usize = 5;
 
 /// The fuzz body.
 pub fn run(frame: &[u8]) {
+    each_opening(frame, |sc, copy| {
+        let nchunks = walk(sc);
+        reserialise(sc, nchunks, copy);
+    });
+    from_file(frame);
+}
+
+/// Open `frame` from memory kept (`copy` false) and copied, and hand each
+/// super-chunk that opens to `f` before freeing it.
+pub fn each_opening(frame: &[u8], mut f: impl FnMut(*mut blosc2_schunk, bool)) {
     for copy in [false, true] {
         let mut buf = frame.to_vec();
         // SAFETY: `buf` is readable for its length and outlives the
         // super-chunk (freed below, before `buf`).
         let sc = unsafe { blosc2_schunk_from_buffer(buf.as_mut_ptr(), buf.len() as i64, copy) };
         if !sc.is_null() {
-            let nchunks = walk(sc);
-            reserialise(sc, nchunks, copy);
+            f(sc, copy);
             // SAFETY: live, freed once.
             unsafe { blosc2_schunk_free(sc) };
         }
     }
-    from_file(frame);
 }
 
 /// Open `frame` from a temporary file at an offset and walk it.
