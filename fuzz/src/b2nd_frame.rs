@@ -1,8 +1,8 @@
 //! Arbitrary bytes as the frame of a b2nd array: opened kept, copied and
 //! from a file, then read the ways a C program reads one (the whole array,
 //! a slice, an orthogonal selection, a squeezed view, a copy, the frame
-//! again) and edited (a row appended, rows deleted). The same bytes are also handed
-//! to `b2nd_deserialize_meta` as the content of a "b2nd" metalayer.
+//! again) and edited (a row appended, rows deleted). The same bytes are
+//! also handed to `b2nd_deserialize_meta` as a "b2nd" metalayer's content.
 
 use std::ffi::c_char;
 use std::ptr;
