@@ -516,11 +516,13 @@ impl SChunk {
             Ok(out)
         };
         let sample = make(chunksize, &self.cparams)?;
+        let nchunks = full + i64::from(leftover > 0);
         if let Backend::Chunks(chunks) = &mut self.backend {
             // One small buffer per chunk follows; a count whose table alone
             // cannot be allocated is an error, not an abort.
-            let nchunks = full as usize + usize::from(leftover > 0);
-            chunks.try_reserve_exact(nchunks).map_err(|_| Error::MemoryAlloc)?;
+            chunks
+                .try_reserve_exact(nchunks as usize)
+                .map_err(|_| Error::MemoryAlloc)?;
             let last = make((leftover * i64::from(ts)) as i32, &self.cparams)?;
             for _ in 0..full {
                 self.append_chunk(&sample)?;
@@ -530,7 +532,6 @@ impl SChunk {
             }
             return Ok(self.nchunks());
         }
-        let nchunks = full + i64::from(leftover > 0);
         nchunks
             .checked_mul(8)
             .filter(|b| *b <= i64::from(i32::MAX) - EXTENDED_HEADER_LENGTH as i64)
