@@ -9,6 +9,7 @@ mod inflate;
 pub mod lz4;
 pub mod lz4hc;
 mod match_end;
+mod noise_runs;
 mod pattern;
 #[cfg(feature = "snappy")]
 pub mod snappy;

@@ -2,26 +2,29 @@
 //!
 //! C-Blosc2 compresses zlib blocks with zlib-ng's `compress2`. zlib-rs runs
 //! the same algorithm and writes the same bytes, but on noise (random or
-//! encrypted bytes, already-compressed data) it runs at 0.75-0.82x the
-//! reference's zlib-ng from clevel 4 up: the match finder walks its hash
-//! chains at every byte and finds nothing. libdeflate gives up on such
-//! blocks 1.5-2.5x as fast, and noise is stored raw either way.
+//! encrypted bytes, already-compressed data, the low mantissa bytes of
+//! shuffled floats) zlib-ng's match finder walks its hash chains at every
+//! byte and finds nothing: 35 MB/s from clevel 4 up, for a Huffman coding
+//! of literals in the end. So from clevel 4, the noise of a block is found
+//! ([`super::noise_runs`], which also says how) and Huffman-coded alone, at
+//! several times the speed and no larger; the rest of the block stays with
+//! zlib-ng's algorithm. Blocks without noise are zlib-ng's bytes.
 //!
-//! Only noise: on every other kind of block one of libdeflate's trade-offs
-//! breaks the bar. On shuffled numbers its streams, rich in short matches,
-//! decode at 0.5-0.65x of zlib-ng's; on text it is no faster; on runs and
-//! ramps zlib-ng's algorithm jumps over long matches at GB/s while
-//! libdeflate indexes every byte (0.15-0.3x); on unshuffled floats it is
-//! 1.2-2.5x as fast but, depending on the data, 2% larger or smaller.
+//! Blocks too small for that search (under 16 KiB) that a quick probe of a
+//! sample takes for noise (LZ4 finds no matches, and the bytes are
+//! near-uniform: order-0 entropy; floats, whose exponent bytes repeat, stay
+//! below 7.6 bits a byte) go to libdeflate, which gives up on noise 1.5-2.5x
+//! as fast as zlib-ng's algorithm and still finds matches if the sample
+//! misled. Only noise: on other blocks one of libdeflate's trade-offs breaks
+//! the bar (on shuffled numbers its streams, rich in short matches, decode
+//! at 0.5-0.65x of zlib-ng's; on runs and ramps it is 0.15-0.3x as fast).
 //!
-//! So a sample of the block is probed: noise is what LZ4 finds no matches
-//! in and whose bytes are near-uniform (order-0 entropy; floats, whose
-//! exponent bytes repeat, stay below 7.6 bits a byte). Levels 1-3 (zlib-ng's
-//! "quick" and "fast" strategies, which fail fast) always stay with zlib-ng's
-//! algorithm. The choice depends on the block alone, so the chunk is the
-//! same for any number of threads.
+//! Levels 1-3 (zlib-ng's "quick" and "fast" strategies, which fail fast)
+//! always stay with zlib-ng's algorithm. The choice depends on the block
+//! alone, so the chunk is the same for any number of threads.
 
 use super::lz4;
+use super::noise_runs::{self, NoiseRuns};
 
 /// The encoder for one block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,8 @@ pub enum Encoder {
     ZlibNg,
     /// libdeflate at this level.
     Libdeflate(i32),
+    /// zlib-rs, Huffman-coding alone the noise runs [`choose`] found.
+    NoiseRunsHuffmanOnly,
 }
 
 /// LZ4 ratio on the sample below which LZ4 found next to nothing.
@@ -38,7 +43,7 @@ const NO_MATCHES: f64 = 1.05;
 /// Order-0 entropy, in bits a byte, from which the sample's bytes count as
 /// near-uniform. Random bytes estimate at 7.83 and up on 512-byte samples,
 /// floats at 7.6 and below.
-const UNIFORM_BITS: f64 = 7.75;
+pub(super) const UNIFORM_BITS: f64 = 7.75;
 
 /// The libdeflate level for a clevel whose noise blocks go to libdeflate:
 /// level 6 (lazy parsing) for zlib-ng's "medium" levels 4-6, level 8 (lazy
@@ -52,11 +57,25 @@ fn libdeflate_level(clevel: u8) -> Option<i32> {
     }
 }
 
-/// Pick the encoder for `block` at `clevel`.
-pub fn choose(clevel: u8, block: &[u8]) -> Encoder {
-    match libdeflate_level(clevel) {
-        Some(level) if looks_like_noise(block) => Encoder::Libdeflate(level),
-        _ => Encoder::ZlibNg,
+/// Pick the encoder for `block` at `clevel`. For
+/// [`Encoder::NoiseRunsHuffmanOnly`], `finder` holds the noise runs.
+pub fn choose(clevel: u8, block: &[u8], finder: &mut NoiseRuns) -> Encoder {
+    finder.clear();
+    let Some(level) = libdeflate_level(clevel) else {
+        return Encoder::ZlibNg;
+    };
+    if block.len() < noise_runs::MIN_BLOCK {
+        // Too small for runs: the sample decides.
+        return if looks_like_noise(block) {
+            Encoder::Libdeflate(level)
+        } else {
+            Encoder::ZlibNg
+        };
+    }
+    finder.find(block);
+    match finder.runs() {
+        [] => Encoder::ZlibNg,
+        _ => Encoder::NoiseRunsHuffmanOnly,
     }
 }
 
@@ -122,16 +141,29 @@ fn looks_like_noise(block: &[u8]) -> bool {
     entropy_bits(&counts, seen) >= UNIFORM_BITS
 }
 
-fn count_bytes(bytes: &[u8], counts: &mut [u32; 256]) {
-    for &b in bytes {
-        counts[usize::from(b)] += 1;
+/// Add the count of each byte value in `bytes` to `counts`. Four tables
+/// take turns, so runs of one value do not make each increment wait for
+/// the one before.
+pub(super) fn count_bytes(bytes: &[u8], counts: &mut [u32; 256]) {
+    let mut lanes = [[0u32; 256]; 4];
+    let mut quads = bytes.chunks_exact(4);
+    for q in &mut quads {
+        for (lane, &b) in lanes.iter_mut().zip(q) {
+            lane[usize::from(b)] += 1;
+        }
+    }
+    for &b in quads.remainder() {
+        lanes[0][usize::from(b)] += 1;
+    }
+    for (v, c) in counts.iter_mut().enumerate() {
+        *c += lanes.iter().map(|lane| lane[v]).sum::<u32>();
     }
 }
 
 /// Order-0 entropy in bits a byte of `n` bytes with these byte counts, with
 /// the Miller-Madow correction for the sample's size (without it, 512
 /// random bytes would estimate at 7.6).
-fn entropy_bits(counts: &[u32; 256], n: usize) -> f64 {
+pub(super) fn entropy_bits(counts: &[u32; 256], n: usize) -> f64 {
     let n = n as f64;
     let mut bits = 0.0;
     let mut used = 0u32;
@@ -144,9 +176,12 @@ fn entropy_bits(counts: &[u32; 256], n: usize) -> f64 {
 }
 
 #[cfg(test)]
+// The tests compare lists of runs, which may hold one range.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::{
-        choose, count_bytes, entropy_bits, looks_like_noise, lz4_finds_matches, sample_windows, Encoder, UNIFORM_BITS,
+        choose, count_bytes, entropy_bits, looks_like_noise, lz4_finds_matches, sample_windows, Encoder, NoiseRuns,
+        UNIFORM_BITS,
     };
     use crate::engine::filters::shuffle::test_util::Rng;
 
@@ -242,6 +277,7 @@ mod tests {
 
     #[test]
     fn levels_pick_their_encoder() {
+        let mut finder = NoiseRuns::default();
         let hard = noise(200_000);
         for clevel in 0..=9 {
             for other in [
@@ -251,17 +287,42 @@ mod tests {
                 floats(1 << 18),
                 noise(4000),
             ] {
-                assert_eq!(choose(clevel, &other), Encoder::ZlibNg, "clevel {clevel}");
+                assert_eq!(choose(clevel, &other, &mut finder), Encoder::ZlibNg, "clevel {clevel}");
             }
         }
         for clevel in 0..=3 {
-            assert_eq!(choose(clevel, &hard), Encoder::ZlibNg);
+            assert_eq!(choose(clevel, &hard, &mut finder), Encoder::ZlibNg);
         }
+        for clevel in 4..=9 {
+            assert_eq!(choose(clevel, &hard, &mut finder), Encoder::NoiseRunsHuffmanOnly);
+            assert_eq!(finder.runs(), [0..200_000 / 4096 * 4096]);
+        }
+        // Small blocks: the sample decides.
+        let small = noise(12_000);
         for clevel in 4..=6 {
-            assert_eq!(choose(clevel, &hard), Encoder::Libdeflate(6));
+            assert_eq!(choose(clevel, &small, &mut finder), Encoder::Libdeflate(6));
         }
         for clevel in 7..=9 {
-            assert_eq!(choose(clevel, &hard), Encoder::Libdeflate(8));
+            assert_eq!(choose(clevel, &small, &mut finder), Encoder::Libdeflate(8));
+        }
+        // Noise repeating with a period longer than the sample's windows:
+        // the sample takes it for noise, the thorough search does not.
+        let period = noise(6000);
+        let repeated: Vec<u8> = period.iter().cycle().take(200_000).copied().collect();
+        assert!(looks_like_noise(&repeated));
+        assert_eq!(choose(5, &repeated, &mut finder), Encoder::ZlibNg);
+        // Noise planes next to compressible ones: their runs, from clevel 4.
+        let mut planes = noise(3 * 32_768);
+        planes.extend(text(32_768));
+        for clevel in 0..=9 {
+            let encoder = choose(clevel, &planes, &mut finder);
+            if clevel < 4 {
+                assert_eq!(encoder, Encoder::ZlibNg);
+                assert!(finder.runs().is_empty());
+            } else {
+                assert_eq!(encoder, Encoder::NoiseRunsHuffmanOnly);
+                assert_eq!(finder.runs(), [0..3 * 32_768]);
+            }
         }
     }
 }

@@ -6,16 +6,20 @@
 //! instead (zlib-rs then clears only the hash heads, like zlib-ng's
 //! `deflateReset`). A reset stream writes exactly the bytes a fresh one
 //! does, so those blocks stay identical to C-Blosc2's; the tests compare
-//! with the one-shot functions in `zlib.rs`. Noise blocks at clevel 4-9
-//! go to a kept libdeflate compressor instead ([`super::zlib_choice`]).
+//! with the one-shot functions in `zlib.rs`. From clevel 4, noise is
+//! Huffman-coded alone, and small noise blocks go to a kept libdeflate
+//! compressor ([`super::zlib_choice`]).
 //! Decompression goes through libdeflate ([`super::inflate`]).
 
 #![allow(unsafe_code)]
+
+use std::ops::Range;
 
 use libz_rs_sys::{uInt, z_stream};
 
 use super::deflate::Deflater;
 use super::inflate::Inflater;
+use super::noise_runs::NoiseRuns;
 use super::zlib::new_stream;
 use super::zlib_choice::{self, Encoder};
 use crate::engine::error::{Error, Result};
@@ -58,25 +62,116 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// Compress all of `src` into `dst` as one zlib stream at `level`,
+    /// with the `huffman_only` ranges of `src` (in order, apart) coded by
+    /// Huffman coding alone and the rest by `level`'s algorithm: zlib's
+    /// return code for the last call and the bytes written. Each switch of
+    /// strategy ends a DEFLATE block (`deflateParams`); the window and the
+    /// hash chains carry over, so later matches may reach back across it.
+    fn finish_with_huffman_only(
+        &mut self,
+        level: i32,
+        src: &[u8],
+        huffman_only: &[Range<usize>],
+        dst: &mut [u8],
+        avail_out: uInt,
+    ) -> (i32, usize) {
+        let z = &mut *self.0;
+        z.next_out = dst.as_mut_ptr();
+        z.avail_out = avail_out;
+        let mut rc = libz_rs_sys::Z_OK;
+        for (piece, huffman) in pieces(src.len(), huffman_only) {
+            let strategy = if huffman {
+                libz_rs_sys::Z_HUFFMAN_ONLY
+            } else {
+                libz_rs_sys::Z_DEFAULT_STRATEGY
+            };
+            // SAFETY: an initialised stream; `next_out`/`avail_out` still
+            // describe the rest of `dst`, where the flush a switch makes
+            // writes.
+            rc = unsafe { libz_rs_sys::deflateParams(z, level, strategy) };
+            if rc != libz_rs_sys::Z_OK {
+                break;
+            }
+            let last = piece.end == src.len();
+            let input = &src[piece];
+            z.next_in = input.as_ptr().cast_mut();
+            // Fits: all of `src` does (`stream_lengths`).
+            z.avail_in = input.len() as uInt;
+            let flush = if last {
+                libz_rs_sys::Z_FINISH
+            } else {
+                libz_rs_sys::Z_NO_FLUSH
+            };
+            // SAFETY: `next_in`/`avail_in` describe `input`, and `next_out`/
+            // `avail_out` the rest of `dst`; both live for this call.
+            rc = unsafe { libz_rs_sys::deflate(z, flush) };
+            // Input left over: out of room.
+            if z.avail_in != 0 || last {
+                break;
+            }
+        }
+        let written = avail_out.saturating_sub(z.avail_out) as usize;
+        z.next_in = std::ptr::null_mut();
+        z.next_out = std::ptr::null_mut();
+        (rc, written)
+    }
+}
+
+/// `0..len` cut at the edges of the `marked` ranges (sorted and apart),
+/// each piece with whether it is one of them; empty pieces left out.
+fn pieces(len: usize, marked: &[Range<usize>]) -> impl Iterator<Item = (Range<usize>, bool)> + '_ {
+    let mut at = 0;
+    let mut next = marked.iter();
+    let mut pending: Option<Range<usize>> = None;
+    std::iter::from_fn(move || loop {
+        if let Some(m) = pending.take() {
+            at = m.end;
+            return Some((m, true));
+        }
+        match next.next() {
+            Some(m) if m.start > at => {
+                let gap = at..m.start;
+                pending = Some(m.clone());
+                return Some((gap, false));
+            }
+            Some(m) => pending = Some(m.clone()),
+            None if at < len => {
+                let rest = at..len;
+                at = len;
+                return Some((rest, false));
+            }
+            None => return None,
+        }
+    })
+}
+
 // SAFETY: the stream and the state it points to are owned by this value
 // alone; zlib holds no thread-local or shared data for them.
 unsafe impl Send for Stream {}
 
 /// The kept deflate stream (with its level), libdeflate compressor and
-/// inflate decoder.
+/// inflate decoder, and the finder of noise runs with its tables.
 #[derive(Default)]
 pub struct ZlibState {
     deflate: Option<(i32, Stream)>,
     libdeflate: Option<Deflater>,
     inflate: Option<Inflater>,
+    noise: NoiseRuns,
 }
 
 impl ZlibState {
     /// Compress `src` into `dst` at `clevel` with the encoder
     /// [`zlib_choice::choose`] picks; 0 when it does not fit.
     pub fn compress(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        match zlib_choice::choose(clevel, src) {
+        match zlib_choice::choose(clevel, src, &mut self.noise) {
             Encoder::ZlibNg => self.compress_zlib_ng(clevel, src, dst),
+            Encoder::NoiseRunsHuffmanOnly => {
+                // A few ranges, copied so that the stream can be borrowed.
+                let runs = self.noise.runs().to_vec();
+                self.compress_deflate(clevel, src, &runs, dst)
+            }
             Encoder::Libdeflate(level) => {
                 if self.libdeflate.as_ref().is_none_or(|d| d.level() != level) {
                     // Free a compressor of another level first.
@@ -96,6 +191,18 @@ impl ZlibState {
     /// Compress `src` into `dst` at `clevel` as `compress2` does (zlib-ng's
     /// bytes); 0 when it does not fit.
     pub fn compress_zlib_ng(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compress_deflate(clevel, src, &[], dst)
+    }
+
+    /// [`Self::compress_zlib_ng`], but with the `huffman_only` ranges of
+    /// `src` Huffman-coded only.
+    fn compress_deflate(
+        &mut self,
+        clevel: u8,
+        src: &[u8],
+        huffman_only: &[Range<usize>],
+        dst: &mut [u8],
+    ) -> Result<usize> {
         let level = i32::from(clevel.min(9));
         let Some((avail_in, avail_out)) = stream_lengths(src, dst) else {
             return super::zlib::compress(clevel, src, dst);
@@ -115,7 +222,16 @@ impl ZlibState {
                 &mut slot.insert((level, deflate_stream(level)?)).1
             }
         };
-        let (rc, written) = strm.finish(src, avail_in, dst, avail_out);
+        let (rc, written) = if huffman_only.is_empty() {
+            // SAFETY: an initialised stream, just reset; a kept stream may
+            // still have the Huffman-only strategy of an earlier block.
+            match unsafe { libz_rs_sys::deflateParams(&mut *strm.0, level, libz_rs_sys::Z_DEFAULT_STRATEGY) } {
+                libz_rs_sys::Z_OK => strm.finish(src, avail_in, dst, avail_out),
+                rc => (rc, 0),
+            }
+        } else {
+            strm.finish_with_huffman_only(level, src, huffman_only, dst, avail_out)
+        };
         match rc {
             libz_rs_sys::Z_STREAM_END => Ok(written),
             // Out of room: `compress2` reports Z_BUF_ERROR, which is 0 here.
@@ -187,11 +303,11 @@ mod tests {
             .collect()
     }
 
-    /// Noise at clevel 4-9 goes through libdeflate (other bytes than
-    /// `compress2`'s, decoded by both inflaters); everything else, and every
-    /// block at clevel 1-3, is `compress2`'s bytes.
+    /// Noise at clevel 4-9 is written otherwise than `compress2` writes it
+    /// (Huffman coding alone), and decoded by both inflaters; everything
+    /// else, and every block at clevel 1-3, is `compress2`'s bytes.
     #[test]
-    fn noise_takes_libdeflate_from_clevel_4() {
+    fn noise_leaves_compress2_from_clevel_4() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         // 240 values: Huffman coding saves a little, so it fits.
         let noise: Vec<u8> = (0..100_000).map(|_| (rng.next() >> 32) as u8 % 240).collect();
@@ -204,13 +320,57 @@ mod tests {
                 let na = st.compress(clevel, src, &mut a).unwrap();
                 let nb = zlib::compress(clevel, src, &mut b).unwrap();
                 assert!(na > 0 && nb > 0, "clevel {clevel}");
-                let libdeflate = clevel >= 4 && std::ptr::eq(src, &noise);
-                assert_eq!(a[..na] != b[..nb], libdeflate, "clevel {clevel}");
+                let not_compress2 = clevel >= 4 && std::ptr::eq(src, &noise);
+                assert_eq!(a[..na] != b[..nb], not_compress2, "clevel {clevel}");
                 let mut d = vec![0u8; src.len()];
                 assert_eq!(st.decompress(&a[..na], &mut d), Some(src.len()));
                 assert_eq!(&d, src);
                 assert_eq!(zlib::decompress(&a[..na], &mut d), Some(src.len()));
                 assert_eq!(&d, src);
+            }
+        }
+    }
+
+    /// Shuffled floats: noise planes then planes that repeat.
+    fn planes(rng: &mut Rng, plane: usize) -> Vec<u8> {
+        let mut v: Vec<u8> = (0..4 * plane).map(|_| (rng.next() >> 32) as u8).collect();
+        v.extend((0..plane).map(|i| (i / 300 % 7) as u8 + 0x3F));
+        v.extend(std::iter::repeat_n(0x40, plane));
+        v
+    }
+
+    /// Blocks with noise runs Huffman-code them: the stream decodes with
+    /// both inflaters, is no larger than `compress2`'s by more than the
+    /// extra DEFLATE block headers, fails cleanly when out of room, and the
+    /// kept stream then writes `compress2`'s bytes again.
+    #[test]
+    fn noise_runs_are_huffman_coded() {
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        let mut st = ZlibState::default();
+        for plane in [4096usize, 16_384, 32_768, 65_536] {
+            let src = planes(&mut rng, plane);
+            for clevel in [4u8, 5, 6, 7, 9] {
+                let mut a = vec![0u8; src.len()];
+                let mut b = vec![0u8; src.len()];
+                let na = st.compress(clevel, &src, &mut a).unwrap();
+                let nb = zlib::compress(clevel, &src, &mut b).unwrap();
+                assert!(na > 0 && nb > 0, "plane {plane} clevel {clevel}");
+                assert_ne!(a[..na], b[..nb], "plane {plane} clevel {clevel}");
+                assert!(na <= nb + nb / 100, "plane {plane} clevel {clevel}: {na} > {nb}");
+                let mut d = vec![0u8; src.len()];
+                assert_eq!(st.decompress(&a[..na], &mut d), Some(src.len()));
+                assert_eq!(d, src);
+                assert_eq!(zlib::decompress(&a[..na], &mut d), Some(src.len()));
+                assert_eq!(d, src);
+                // Out of room at each stage: before, within and after the
+                // noise runs.
+                for room in [10, na / 3, na * 2 / 3, na - 1] {
+                    assert_eq!(st.compress(clevel, &src, &mut a[..room]).unwrap(), 0, "room {room}");
+                }
+                let other = data(5, 100_000);
+                let na = st.compress(clevel, &other, &mut a).unwrap();
+                let nb = zlib::compress(clevel, &other, &mut b).unwrap();
+                assert_eq!(a[..na], b[..nb]);
             }
         }
     }
