@@ -10,17 +10,18 @@
 //!
 //! "Noise" must mean that zlib-ng finds no matches worth having: otherwise
 //! the block grows. So a stretch of the block counts as noise only when
-//! - a first LZ4 probe of each 4 KiB segment finds no matches, and its bytes
-//!   are near-uniform (order-0 entropy), so that even short matches are
-//!   rare; and then
+//! - a quick look at the first 512 bytes of each 4 KiB segment finds next
+//!   to no matches, and the segment's bytes are near-uniform (order-0
+//!   entropy), so that even short matches are rare; and then
 //! - a search as thorough as zlib-ng's first probe (every position hashed,
 //!   the 32 KiB window before the stretch as history) finds matches over
-//!   less than a hundredth of each segment. The LZ4 probe alone misses the
-//!   sparse matches of planes that are mostly, but not quite, noise: its
-//!   step grows on misses.
+//!   less than a hundredth of each segment. A sampled probe misses the
+//!   sparse matches of planes that are mostly, but not quite, noise, and
+//!   noise that repeats beyond its windows.
 //!
 //! A run becomes its own DEFLATE blocks (a new Huffman table, some 100
-//! bytes), so only runs of two segments or more are kept.
+//! bytes), so only runs of two segments or more are kept. A block that is
+//! all noise is one run.
 
 use std::ops::Range;
 
@@ -84,6 +85,7 @@ impl NoiseRuns {
         &self.runs
     }
 
+    /// Forget the runs of the last block.
     pub fn clear(&mut self) {
         self.runs.clear();
     }
@@ -202,8 +204,8 @@ fn scan_matches<const N: usize>(
     while p <= last {
         let v = read_u32(bytes, p);
         let h = hash(v);
-        // The distance back to the entry, if within the window; else 0
-        // (and the compare below compares `p` with itself).
+        // The distance back to the entry, if within the window; else 0,
+        // no candidate.
         let back = usize::from((p as u16).wrapping_sub(table[h]));
         let back = if back <= WINDOW.min(p) { back } else { 0 };
         table[h] = p as u16;

@@ -60,9 +60,7 @@ impl Stream {
         z.next_out = std::ptr::null_mut();
         (rc, written)
     }
-}
 
-impl Stream {
     /// Compress all of `src` into `dst` as one zlib stream at `level`,
     /// with the `huffman_only` ranges of `src` (in order, apart) coded by
     /// Huffman coding alone and the rest by `level`'s algorithm: zlib's
