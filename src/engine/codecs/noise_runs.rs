@@ -1,31 +1,32 @@
-//! The noise runs of a block that is partly noise, for the zlib encoder to
-//! Huffman-code alone ([`super::zlib_choice`]).
+//! The noise runs of a block, for the zlib encoder to Huffman-code alone
+//! ([`super::zlib_choice`]).
 //!
-//! Shuffled floats are such blocks: their byte planes of low mantissa bits
-//! are noise, those of sign and exponent bits repeat. zlib-ng's match finder
-//! crawls through noise (35 MB/s, against GB/s on the exponent planes), so
-//! the noise planes take most of its time, yet all it ends up with there is
-//! Huffman coding of literals. Huffman coding alone codes them as small at
-//! several times the speed.
+//! Noise here is bytes in which zlib-ng finds no matches worth having:
+//! random or encrypted bytes, the low mantissa byte planes of shuffled
+//! floats, unshuffled floats with noisy mantissas. zlib-ng's match finder
+//! crawls through them (35 MB/s, against GB/s on the exponent planes of
+//! shuffled floats), yet all it ends up with there is Huffman coding of
+//! literals. Huffman coding alone codes them as small at several times the
+//! speed.
 //!
-//! "Noise" must mean that zlib-ng finds no matches worth having: otherwise
-//! the block grows. So a stretch of the block counts as noise only when
-//! - a quick look at the first 512 bytes of each 4 KiB segment finds next
-//!   to no matches, and the segment's bytes are near-uniform (order-0
-//!   entropy), so that even short matches are rare; and then
-//! - a search as thorough as zlib-ng's first probe (every position hashed,
-//!   the 32 KiB window before the stretch as history) finds matches over
-//!   less than a hundredth of each segment. A sampled probe misses the
-//!   sparse matches of planes that are mostly, but not quite, noise, and
-//!   noise that repeats beyond its windows.
+//! Were a stretch with matches taken for noise, the block would grow. So a
+//! stretch of the block counts as noise only when
+//! - a quick look at the first 512 bytes of each of its 4 KiB segments finds
+//!   next to no matches; and then
+//! - a search as thorough as zlib-ng's first probe (every position of the
+//!   block hashed, matches within DEFLATE's 32 KiB window) finds matches over
+//!   less than a hundredth of each segment, counting both the bytes a match
+//!   covers and those it copies: the Huffman-coded bytes are not in zlib's
+//!   hash chains, so nothing later may need to copy them. A sampled probe
+//!   misses the sparse matches of planes that are mostly, but not quite,
+//!   noise, and noise that repeats beyond its windows.
 //!
+//! At zlib-ng's level 9, which hashes 3 bytes, matches of 3 bytes count.
 //! A run becomes its own DEFLATE blocks (a new Huffman table, some 100
 //! bytes), so only runs of two segments or more are kept. A block that is
 //! all noise is one run.
 
 use std::ops::Range;
-
-use super::zlib_choice::{count_bytes, entropy_bits, UNIFORM_BITS};
 
 /// The unit judged at once.
 pub(super) const SEGMENT: usize = 4096;
@@ -46,11 +47,12 @@ const TABLE_LEN: usize = 1 << 14;
 const QUICK_WINDOW: usize = 512;
 type QuickTable = [u16; QUICK_TABLE_LEN];
 const QUICK_TABLE_LEN: usize = 1 << 10;
-/// Matches over this fraction of the first look (1 / it) make a segment
-/// compressible.
-const QUICK_MATCHED_FRACTION: usize = 20;
-/// Shortest match counted (zlib-ng's shortest at the levels that use this).
-const MIN_MATCH: usize = 4;
+/// Matches over this fraction of the first look (1 / it: one match of 6
+/// bytes) make a segment compressible.
+const QUICK_MATCHED_FRACTION: usize = 100;
+/// The shortest match zlib-ng's levels 4-8 find (they hash 4 bytes; level 9
+/// hashes 3 and finds matches of 3).
+pub(super) const MIN_MATCH: usize = 4;
 /// Longest DEFLATE match.
 const MAX_MATCH: usize = 258;
 
@@ -92,13 +94,13 @@ impl NoiseRuns {
 
     /// Find the noise runs of `block` (none when it is under
     /// [`MIN_BLOCK`]).
-    pub fn find(&mut self, block: &[u8]) {
+    pub fn find(&mut self, block: &[u8], shortest: usize) {
         self.runs.clear();
         if block.len() < MIN_BLOCK {
             return;
         }
         let quick_table = &mut self.quick_table;
-        let mut looks_like_noise = |segment: &[u8]| segment_looks_like_noise(segment, quick_table);
+        let mut looks_like_noise = |segment: &[u8]| segment_looks_like_noise(segment, shortest, quick_table);
         // A run of MIN_RUN (two segments) or more holds an even-numbered
         // segment: when none looks like noise, there is no run (and blocks
         // without noise are told at half the cost).
@@ -107,43 +109,36 @@ impl NoiseRuns {
         }
         self.noise.clear();
         self.noise.extend(block.chunks_exact(SEGMENT).map(looks_like_noise));
-        let mut k = 0;
-        while k < self.noise.len() {
-            let first = k;
-            while k < self.noise.len() && self.noise[k] {
-                k += 1;
-            }
-            if (k - first) * SEGMENT >= MIN_RUN {
-                self.check_run(block, first..k);
-            }
-            k += 1;
+        let long_enough = self.noise.windows(MIN_RUN / SEGMENT).any(|w| w.iter().all(|&n| n));
+        if !long_enough {
+            return;
         }
-    }
-
-    /// Keep the parts of the run of `segments` (by index) in which the
-    /// thorough search finds next to no matches.
-    fn check_run(&mut self, block: &[u8], segments: Range<usize>) {
-        let run = segments.start * SEGMENT..segments.end * SEGMENT;
+        // The thorough search, over the whole block: a match makes both
+        // its segment and the one it copies from not noise, since the
+        // Huffman-coded stretches are not in zlib's hash chains (later
+        // bytes could not match them).
         self.matched.clear();
-        self.matched.resize(segments.len(), 0);
-        let history = run.start.saturating_sub(WINDOW);
-        let bytes = &block[history..run.end];
+        self.matched.resize(self.noise.len() + 1, 0);
         let matched = &mut self.matched;
-        let from = run.start - history;
-        scan_matches(bytes, from, &mut self.table, |p, len| {
-            matched[(p - from) / SEGMENT] += len;
+        scan_matches(block, 0, shortest, &mut self.table, |p, back, len| {
+            matched[p / SEGMENT] += len;
+            matched[(p - back) / SEGMENT] += len;
             true
         });
-        // The quiet stretches of the run (a false after its end closes the
-        // last), long enough to keep.
-        let quiet = self.matched.iter().map(|&m| m * MATCHED_FRACTION < SEGMENT);
+        // The stretches of quiet noise segments (a false after the end
+        // closes the last), long enough to keep.
+        let quiet = self
+            .noise
+            .iter()
+            .zip(&self.matched)
+            .map(|(&noise, &m)| noise && m * MATCHED_FRACTION < SEGMENT);
         let mut first_quiet = None;
         for (i, quiet) in quiet.chain([false]).enumerate() {
             match (quiet, first_quiet) {
                 (true, None) => first_quiet = Some(i),
                 (false, Some(q)) => {
                     if (i - q) * SEGMENT >= MIN_RUN {
-                        self.runs.push(run.start + q * SEGMENT..run.start + i * SEGMENT);
+                        self.runs.push(q * SEGMENT..i * SEGMENT);
                     }
                     first_quiet = None;
                 }
@@ -156,32 +151,24 @@ impl NoiseRuns {
 /// A noise segment's first [`QUICK_WINDOW`] bytes have next to no matches
 /// (so compressible data is told apart at a glance), and its bytes are
 /// near-uniform.
-fn segment_looks_like_noise(segment: &[u8], table: &mut QuickTable) -> bool {
+fn segment_looks_like_noise(segment: &[u8], shortest: usize, table: &mut QuickTable) -> bool {
     let window = &segment[..QUICK_WINDOW];
     let mut matched = 0;
-    scan_matches(window, 0, table, |_, len| {
+    scan_matches(window, 0, shortest, table, |_, _, len| {
         matched += len;
         matched * QUICK_MATCHED_FRACTION < QUICK_WINDOW
     });
     if matched * QUICK_MATCHED_FRACTION >= QUICK_WINDOW {
         return false;
     }
-    // The bytes of the first quarter, then of the whole segment.
-    let mut counts = [0u32; 256];
-    let (first, rest) = segment.split_at(SEGMENT / 4);
-    count_bytes(first, &mut counts);
-    if entropy_bits(&counts, first.len()) < UNIFORM_BITS {
-        return false;
-    }
-    count_bytes(rest, &mut counts);
-    entropy_bits(&counts, segment.len()) >= UNIFORM_BITS
+    true
 }
 
 /// Greedy search for DEFLATE matches in `bytes[from..]`, with `bytes[..from]`
-/// as history: at each position, the last earlier one whose 4 bytes hash
-/// the same, if within the window, is compared with it. `on_match(position,
-/// length)` gets each match of [`MIN_MATCH`] bytes or more, and says
-/// whether to go on.
+/// as history: at each position, the last earlier one whose `shortest` (3
+/// or 4) bytes hash the same, if within the window, is compared with it.
+/// `on_match(position, distance, length)` gets each match of `shortest`
+/// bytes or more, and says whether to go on.
 ///
 /// The table holds positions modulo 2^16 and is not cleared: an entry left
 /// from other bytes points at some earlier byte of `bytes` at worst, and the
@@ -189,11 +176,14 @@ fn segment_looks_like_noise(segment: &[u8], table: &mut QuickTable) -> bool {
 fn scan_matches<const N: usize>(
     bytes: &[u8],
     from: usize,
+    shortest: usize,
     table: &mut [u16; N],
-    mut on_match: impl FnMut(usize, usize) -> bool,
+    mut on_match: impl FnMut(usize, usize, usize) -> bool,
 ) {
     let log = N.trailing_zeros();
-    let hash = |v: u32| (v.wrapping_mul(2_654_435_761) >> (32 - log)) as usize;
+    let key_mask = if shortest == 3 { 0x00FF_FFFF } else { u32::MAX };
+    let hash = |v: u32| ((v & key_mask).wrapping_mul(2_654_435_761) >> (32 - log)) as usize;
+    // Positions need 4 readable bytes (the last 3 or so are never judged).
     let Some(last) = bytes.len().checked_sub(MIN_MATCH) else {
         return;
     };
@@ -204,14 +194,20 @@ fn scan_matches<const N: usize>(
     while p <= last {
         let v = read_u32(bytes, p);
         let h = hash(v);
-        // The distance back to the entry, if within the window; else 0,
-        // no candidate.
+        // The distance back to the entry, if within the window; else 0, no
+        // candidate (the compare then reads `p` itself: no branch to
+        // mispredict on noise, where entries are anywhere).
         let back = usize::from((p as u16).wrapping_sub(table[h]));
         let back = if back <= WINDOW.min(p) { back } else { 0 };
         table[h] = p as u16;
-        if back > 0 && read_u32(bytes, p - back) == v {
-            let len = MIN_MATCH + common_prefix(&bytes[p - back + MIN_MATCH..], &bytes[p + MIN_MATCH..]);
-            if !on_match(p, len) {
+        if ((read_u32(bytes, p - back) ^ v) & key_mask == 0) & (back > 0) {
+            let len = shortest
+                + common_prefix(
+                    &bytes[p - back + shortest..],
+                    &bytes[p + shortest..],
+                    MAX_MATCH - shortest,
+                );
+            if !on_match(p, back, len) {
                 return;
             }
             p += len;
@@ -223,17 +219,14 @@ fn scan_matches<const N: usize>(
 
 /// The 4 bytes at `p` (which must be readable), little-endian.
 fn read_u32(bytes: &[u8], p: usize) -> u32 {
-    u32::from_le_bytes([bytes[p], bytes[p + 1], bytes[p + 2], bytes[p + 3]])
+    let mut four = [0; 4];
+    four.copy_from_slice(&bytes[p..p + 4]);
+    u32::from_le_bytes(four)
 }
 
-/// How many leading bytes `a` and `b` share, short of a DEFLATE match's
-/// longest.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter()
-        .zip(b)
-        .take(MAX_MATCH - MIN_MATCH)
-        .take_while(|(x, y)| x == y)
-        .count()
+/// How many leading bytes `a` and `b` share, at most `cap`.
+fn common_prefix(a: &[u8], b: &[u8], cap: usize) -> usize {
+    a.iter().zip(b).take(cap).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]
@@ -249,7 +242,7 @@ mod tests {
 
     fn runs_of(block: &[u8]) -> Vec<std::ops::Range<usize>> {
         let mut f = NoiseRuns::default();
-        f.find(block);
+        f.find(block, 4);
         f.runs().to_vec()
     }
 
@@ -293,23 +286,26 @@ mod tests {
         let period = noise(&mut rng, 6000);
         let block: Vec<u8> = period.iter().cycle().take(128 * 1024).copied().collect();
         assert!(runs_of(&block).is_empty());
-        // Fresh noise, then the same noise again within the window.
+        // Fresh noise, then the same noise again within the window: neither
+        // copy is noise (the second matches the first, so the first must
+        // stay in zlib's hash chains).
         let first = noise(&mut rng, WINDOW - 4096);
         let mut block = first.clone();
         block.extend(&first);
         block.extend(noise(&mut rng, 64 * 1024));
-        let runs = runs_of(&block);
-        assert_eq!(runs.first().map(|r| r.start), Some(0));
-        assert!(
-            runs.iter().all(|r| r.end <= first.len() || r.start >= 2 * first.len()),
-            "{runs:?}"
-        );
+        assert_eq!(runs_of(&block), vec![2 * first.len()..block.len()]);
+        // Noise repeating every 20000 bytes: the first period is copied
+        // later, the rest copies it, so none of it is noise.
+        let period = noise(&mut rng, 20_000);
+        let block: Vec<u8> = period.iter().cycle().take(256 * 1024).copied().collect();
+        assert!(runs_of(&block).is_empty());
         // Noise with a sparse sprinkling of repeats (2% of each segment).
         let mut block = noise(&mut rng, 128 * 1024);
-        for at in (8192..block.len()).step_by(400) {
+        for at in (17_408..block.len()).step_by(400) {
             let from = at - 5000;
             block.copy_within(from..from + 8, at);
         }
-        assert_eq!(runs_of(&block), vec![0..8192]);
+        // Copies from 12408 on: the first three segments stay noise.
+        assert_eq!(runs_of(&block), vec![0..3 * SEGMENT]);
     }
 }

@@ -65,8 +65,9 @@ impl Stream {
     /// with the `huffman_only` ranges of `src` (in order, apart) coded by
     /// Huffman coding alone and the rest by `level`'s algorithm: zlib's
     /// return code for the last call and the bytes written. Each switch of
-    /// strategy ends a DEFLATE block (`deflateParams`); the window and the
-    /// hash chains carry over, so later matches may reach back across it.
+    /// strategy ends a DEFLATE block (`deflateParams`). The window carries
+    /// over, but Huffman-coded bytes are not in the hash chains: later bytes
+    /// cannot copy them (the finder of noise runs sees that none would).
     fn finish_with_huffman_only(
         &mut self,
         level: i32,
