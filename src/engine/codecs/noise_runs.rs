@@ -170,9 +170,9 @@ fn segment_looks_like_noise(segment: &[u8], shortest: usize, table: &mut QuickTa
 /// `on_match(position, distance, length)` gets each match of `shortest`
 /// bytes or more, and says whether to go on.
 ///
-/// The table holds positions modulo 2^16 and is not cleared: an entry left
-/// from other bytes points at some earlier byte of `bytes` at worst, and the
-/// compare tells whether it matches.
+/// The table holds positions modulo 2^16; it is cleared first, so that what
+/// is found depends on `bytes` alone (and the chunk on nothing else, not the
+/// number of threads).
 fn scan_matches<const N: usize>(
     bytes: &[u8],
     from: usize,
@@ -187,6 +187,7 @@ fn scan_matches<const N: usize>(
     let Some(last) = bytes.len().checked_sub(MIN_MATCH) else {
         return;
     };
+    table.fill(0);
     for p in from.saturating_sub(WINDOW)..from.min(last + 1) {
         table[hash(read_u32(bytes, p))] = p as u16;
     }
