@@ -148,9 +148,8 @@ impl NoiseRuns {
     }
 }
 
-/// A noise segment's first [`QUICK_WINDOW`] bytes have next to no matches
-/// (so compressible data is told apart at a glance), and its bytes are
-/// near-uniform.
+/// Whether a segment may be noise: its first [`QUICK_WINDOW`] bytes have
+/// next to no matches (so compressible data is told apart at a glance).
 fn segment_looks_like_noise(segment: &[u8], shortest: usize, table: &mut QuickTable) -> bool {
     let window = &segment[..QUICK_WINDOW];
     let mut matched = 0;
