@@ -99,16 +99,23 @@ impl NoiseRuns {
         if block.len() < MIN_BLOCK {
             return;
         }
-        let quick_table = &mut self.quick_table;
-        let mut looks_like_noise = |segment: &[u8]| segment_looks_like_noise(segment, shortest, quick_table);
         // A run of MIN_RUN (two segments) or more holds an even-numbered
         // segment: when none looks like noise, there is no run (and blocks
         // without noise are told at half the cost).
-        if !block.chunks_exact(SEGMENT).step_by(2).any(&mut looks_like_noise) {
-            return;
-        }
+        let segments = block.len() / SEGMENT;
         self.noise.clear();
-        self.noise.extend(block.chunks_exact(SEGMENT).map(looks_like_noise));
+        self.noise.resize(segments, false);
+        let mut any = false;
+        for parity in [0, 1] {
+            for k in (parity..segments).step_by(2) {
+                let segment = &block[k * SEGMENT..(k + 1) * SEGMENT];
+                self.noise[k] = segment_looks_like_noise(segment, shortest, &mut self.quick_table);
+                any |= self.noise[k];
+            }
+            if !any {
+                return;
+            }
+        }
         let long_enough = self.noise.windows(MIN_RUN / SEGMENT).any(|w| w.iter().all(|&n| n));
         if !long_enough {
             return;

@@ -41,34 +41,17 @@ impl Drop for Stream {
 }
 
 impl Stream {
-    /// One `deflate` call with `Z_FINISH` from all of `src`
-    /// (`avail_in` bytes) into `dst` (`avail_out` bytes): zlib's return
-    /// code and the bytes written.
-    fn finish(&mut self, src: &[u8], avail_in: uInt, dst: &mut [u8], avail_out: uInt) -> (i32, usize) {
-        let z = &mut *self.0;
-        z.next_in = src.as_ptr().cast_mut();
-        z.avail_in = avail_in;
-        z.next_out = dst.as_mut_ptr();
-        z.avail_out = avail_out;
-        // SAFETY: `next_in`/`avail_in` describe `src` and `next_out`/
-        // `avail_out` describe `dst` (the callers convert the lengths),
-        // both live for this call; zlib reads and writes only within them.
-        // The pointers are cleared before the slices' borrows end.
-        let rc = unsafe { libz_rs_sys::deflate(z, libz_rs_sys::Z_FINISH) };
-        let written = avail_out.saturating_sub(z.avail_out) as usize;
-        z.next_in = std::ptr::null_mut();
-        z.next_out = std::ptr::null_mut();
-        (rc, written)
-    }
-
-    /// Compress all of `src` into `dst` as one zlib stream at `level`,
-    /// with the `huffman_only` ranges of `src` (in order, apart) coded by
-    /// Huffman coding alone and the rest by `level`'s algorithm: zlib's
-    /// return code for the last call and the bytes written. Each switch of
-    /// strategy ends a DEFLATE block (`deflateParams`). The window carries
-    /// over, but Huffman-coded bytes are not in the hash chains: later bytes
-    /// cannot copy them (the finder of noise runs sees that none would).
-    fn finish_with_huffman_only(
+    /// Compress all of `src` into `dst` (`avail_out` bytes) as one zlib
+    /// stream at `level`, with the `huffman_only` ranges of `src` (in
+    /// order, apart) coded by Huffman coding alone and the rest by `level`'s
+    /// algorithm: zlib's return code for the last call and the bytes
+    /// written. Without such ranges that is one `deflate` call with
+    /// `Z_FINISH`, after the strategy is set back (a kept stream may still
+    /// have an earlier block's). Each switch of strategy ends a DEFLATE
+    /// block (`deflateParams`). The window carries over, but Huffman-coded
+    /// bytes are not in the hash chains: later bytes cannot copy them (the
+    /// finder of noise runs sees that none would).
+    fn finish(
         &mut self,
         level: i32,
         src: &[u8],
@@ -96,7 +79,7 @@ impl Stream {
             let last = piece.end == src.len();
             let input = &src[piece];
             z.next_in = input.as_ptr().cast_mut();
-            // Fits: all of `src` does (`stream_lengths`).
+            // Fits: all of `src` does (`stream_room`).
             z.avail_in = input.len() as uInt;
             let flush = if last {
                 libz_rs_sys::Z_FINISH
@@ -119,31 +102,16 @@ impl Stream {
 }
 
 /// `0..len` cut at the edges of the `marked` ranges (sorted and apart),
-/// each piece with whether it is one of them; empty pieces left out.
+/// each piece with whether it is one of them; empty gaps left out, but
+/// never every piece (an empty `src` is still one piece).
 fn pieces(len: usize, marked: &[Range<usize>]) -> impl Iterator<Item = (Range<usize>, bool)> + '_ {
-    let mut at = 0;
-    let mut next = marked.iter();
-    let mut pending: Option<Range<usize>> = None;
-    std::iter::from_fn(move || loop {
-        if let Some(m) = pending.take() {
-            at = m.end;
-            return Some((m, true));
-        }
-        match next.next() {
-            Some(m) if m.start > at => {
-                let gap = at..m.start;
-                pending = Some(m.clone());
-                return Some((gap, false));
-            }
-            Some(m) => pending = Some(m.clone()),
-            None if at < len => {
-                let rest = at..len;
-                at = len;
-                return Some((rest, false));
-            }
-            None => return None,
-        }
-    })
+    let gap_starts = std::iter::once(0).chain(marked.iter().map(|m| m.end));
+    let gap_ends = marked.iter().map(|m| m.start).chain([len]);
+    let gaps = gap_starts.zip(gap_ends).map(|(start, end)| (start..end, false));
+    let runs = marked.iter().map(|m| Some((m.clone(), true))).chain([None]);
+    gaps.zip(runs)
+        .flat_map(|(gap, run)| std::iter::once(gap).chain(run))
+        .filter(move |(piece, marked_piece)| *marked_piece || !piece.is_empty() || marked.is_empty())
 }
 
 // SAFETY: the stream and the state it points to are owned by this value
@@ -167,9 +135,7 @@ impl ZlibState {
         match zlib_choice::choose(clevel, src, &mut self.noise) {
             Encoder::ZlibNg => self.compress_zlib_ng(clevel, src, dst),
             Encoder::NoiseRunsHuffmanOnly => {
-                // A few ranges, copied so that the stream can be borrowed.
-                let runs = self.noise.runs().to_vec();
-                self.compress_deflate(clevel, src, &runs, dst)
+                Self::compress_deflate(&mut self.deflate, clevel, src, self.noise.runs(), dst)
             }
             Encoder::Libdeflate(level) => {
                 if self.libdeflate.as_ref().is_none_or(|d| d.level() != level) {
@@ -190,23 +156,23 @@ impl ZlibState {
     /// Compress `src` into `dst` at `clevel` as `compress2` does (zlib-ng's
     /// bytes); 0 when it does not fit.
     pub fn compress_zlib_ng(&mut self, clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.compress_deflate(clevel, src, &[], dst)
+        Self::compress_deflate(&mut self.deflate, clevel, src, &[], dst)
     }
 
-    /// [`Self::compress_zlib_ng`], but with the `huffman_only` ranges of
-    /// `src` Huffman-coded only.
+    /// [`Self::compress_zlib_ng`] with the kept stream in `deflate`, but
+    /// with the `huffman_only` ranges of `src` Huffman-coded only.
     fn compress_deflate(
-        &mut self,
+        deflate: &mut Option<(i32, Stream)>,
         clevel: u8,
         src: &[u8],
         huffman_only: &[Range<usize>],
         dst: &mut [u8],
     ) -> Result<usize> {
         let level = i32::from(clevel.min(9));
-        let Some((avail_in, avail_out)) = stream_lengths(src, dst) else {
+        let Some(avail_out) = stream_room(src, dst) else {
             return super::zlib::compress(clevel, src, dst);
         };
-        let strm = match &mut self.deflate {
+        let strm = match &mut *deflate {
             Some((l, s)) if *l == level => {
                 // SAFETY: `s` was initialised by deflateInit_ and not ended.
                 if unsafe { libz_rs_sys::deflateReset(&mut *s.0) } != libz_rs_sys::Z_OK {
@@ -221,22 +187,13 @@ impl ZlibState {
                 &mut slot.insert((level, deflate_stream(level)?)).1
             }
         };
-        let (rc, written) = if huffman_only.is_empty() {
-            // SAFETY: an initialised stream, just reset; a kept stream may
-            // still have the Huffman-only strategy of an earlier block.
-            match unsafe { libz_rs_sys::deflateParams(&mut *strm.0, level, libz_rs_sys::Z_DEFAULT_STRATEGY) } {
-                libz_rs_sys::Z_OK => strm.finish(src, avail_in, dst, avail_out),
-                rc => (rc, 0),
-            }
-        } else {
-            strm.finish_with_huffman_only(level, src, huffman_only, dst, avail_out)
-        };
+        let (rc, written) = strm.finish(level, src, huffman_only, dst, avail_out);
         match rc {
             libz_rs_sys::Z_STREAM_END => Ok(written),
             // Out of room: `compress2` reports Z_BUF_ERROR, which is 0 here.
             libz_rs_sys::Z_OK | libz_rs_sys::Z_BUF_ERROR => Ok(0),
             _ => {
-                self.deflate = None;
+                *deflate = None;
                 Err(Error::CodecParam)
             }
         }
@@ -253,10 +210,11 @@ impl ZlibState {
     }
 }
 
-/// Both lengths as zlib counts, when they fit (else the one-shot calls,
-/// which feed zlib in pieces, take over).
-fn stream_lengths(src: &[u8], dst: &[u8]) -> Option<(uInt, uInt)> {
-    Some((uInt::try_from(src.len()).ok()?, uInt::try_from(dst.len()).ok()?))
+/// `dst`'s length as a zlib count, when it and `src`'s fit in one (else
+/// the one-shot calls, which feed zlib in pieces, take over).
+fn stream_room(src: &[u8], dst: &[u8]) -> Option<uInt> {
+    uInt::try_from(src.len()).ok()?;
+    uInt::try_from(dst.len()).ok()
 }
 
 fn deflate_stream(level: i32) -> Result<Stream> {
