@@ -21,6 +21,11 @@
 //!   misses the sparse matches of planes that are mostly, but not quite,
 //!   noise, and noise that repeats beyond its windows.
 //!
+//! The search gives up after 32 KiB of segments none of which is noise
+//! any more, some for matches found after the quick look: data that fools
+//! the quick look all over (text XORed by the delta filter) then costs a
+//! window's search, not the block's.
+//!
 //! At zlib-ng's level 9, which hashes 3 bytes, matches of 3 bytes count.
 //! A run becomes its own DEFLATE blocks (a new Huffman table, some 100
 //! bytes), so only runs of two segments or more are kept. A block that is
@@ -124,14 +129,42 @@ impl NoiseRuns {
         // its segment and the one it copies from not noise, since the
         // Huffman-coded stretches are not in zlib's hash chains (later
         // bytes could not match them).
+        //
+        // It gives up after a window's worth of candidates that all have
+        // matches (text XORed by the delta filter looks like noise at a
+        // glance, and has matches all over): the segments from there on are
+        // not noise. Runs before that window stay as the whole search would
+        // find them, since nothing after it reaches back into them.
         self.matched.clear();
         self.matched.resize(self.noise.len() + 1, 0);
-        let matched = &mut self.matched;
+        let (noise, matched) = (&self.noise, &mut self.matched);
+        let mut judged = 0;
+        let (mut loud_streak, mut spoiled_in_streak) = (0, 0);
+        let mut gave_up_at = None;
         scan_matches(block, 0, shortest, &mut self.table, |p, back, len| {
-            matched[p / SEGMENT] += len;
+            let segment = p / SEGMENT;
+            // The segments before this match's are searched through.
+            while judged < segment {
+                let spoiled = matched[judged] * MATCHED_FRACTION >= SEGMENT;
+                if noise[judged] && !spoiled {
+                    (loud_streak, spoiled_in_streak) = (0, 0);
+                } else {
+                    loud_streak += 1;
+                    spoiled_in_streak += usize::from(noise[judged]);
+                }
+                judged += 1;
+            }
+            if loud_streak * SEGMENT >= WINDOW && spoiled_in_streak > 0 {
+                gave_up_at = Some(segment);
+                return false;
+            }
+            matched[segment] += len;
             matched[(p - back) / SEGMENT] += len;
             true
         });
+        if let Some(segment) = gave_up_at {
+            self.noise[segment..].fill(false);
+        }
         // The stretches of quiet noise segments (a false after the end
         // closes the last), long enough to keep.
         let quiet = self
@@ -314,5 +347,25 @@ mod tests {
         }
         // Copies from 12408 on: the first three segments stay noise.
         assert_eq!(runs_of(&block), vec![0..3 * SEGMENT]);
+    }
+
+    /// After a window's worth of segments that looked like noise at a
+    /// glance but have matches (as text XORed by the delta filter has), the
+    /// search gives up: the runs before stay as the whole search finds them,
+    /// and there are none after, even where there is noise.
+    #[test]
+    fn the_search_gives_up_after_a_window_of_false_noise() {
+        let mut rng = Rng(13);
+        let mut block = noise(&mut rng, 64 * 1024);
+        let sprinkled = block.len()..block.len() + 64 * 1024;
+        block.extend(noise(&mut rng, sprinkled.len()));
+        for at in sprinkled.step_by(400) {
+            let from = at - 5000;
+            block.copy_within(from..from + 8, at);
+        }
+        block.extend(noise(&mut rng, 128 * 1024));
+        // The copies reach 5000 bytes back: 3 of them into segment 14 (too
+        // few to spoil it), 10 into segment 15.
+        assert_eq!(runs_of(&block), vec![0..15 * SEGMENT]);
     }
 }
