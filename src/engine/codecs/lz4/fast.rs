@@ -14,8 +14,13 @@ const SKIP_TRIGGER: u32 = 6;
 
 /// Position table keyed by a hash of the bytes at a position.
 trait Table {
+    /// Hash of `bytes`, the 8 bytes at a position (little-endian).
+    fn hash_of(bytes: u64) -> usize;
     /// Hash of the bytes at `pos` (needs 8 readable bytes there).
-    fn hash(buf: &[u8], pos: usize) -> usize;
+    #[inline(always)]
+    fn hash(buf: &[u8], pos: usize) -> usize {
+        Self::hash_of(read_u64(buf, pos))
+    }
     fn get(&self, h: usize) -> usize;
     fn put(&mut self, h: usize, pos: usize);
     /// Whether `cand` (a value from this table) can be referenced from `cur`.
@@ -34,8 +39,8 @@ struct SmallTable([u16; 1 << SMALL_LOG]);
 
 impl Table for SmallTable {
     #[inline(always)]
-    fn hash(buf: &[u8], pos: usize) -> usize {
-        (read_u32(buf, pos).wrapping_mul(2_654_435_761) >> (32 - SMALL_LOG)) as usize
+    fn hash_of(bytes: u64) -> usize {
+        ((bytes as u32).wrapping_mul(2_654_435_761) >> (32 - SMALL_LOG)) as usize
     }
     #[inline(always)]
     fn get(&self, h: usize) -> usize {
@@ -57,8 +62,8 @@ struct LargeTable([u32; 1 << LARGE_LOG]);
 
 impl Table for LargeTable {
     #[inline(always)]
-    fn hash(buf: &[u8], pos: usize) -> usize {
-        ((read_u64(buf, pos) << 24).wrapping_mul(889_523_592_379) >> (64 - LARGE_LOG)) as usize
+    fn hash_of(bytes: u64) -> usize {
+        ((bytes << 24).wrapping_mul(889_523_592_379) >> (64 - LARGE_LOG)) as usize
     }
     #[inline(always)]
     fn get(&self, h: usize) -> usize {
@@ -116,6 +121,9 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
     // start in the last MF_LIMIT bytes), and matches stop before the last
     // literals.
     let probe_limit = end - MF_LIMIT + 1;
+    // The probes' 8-byte loads end within this view (so they need no
+    // bounds check of their own once `fwd_ip <= probe_limit`).
+    let probes = &buf[..probe_limit + 8];
     let match_limit = end - LAST_LITERALS;
 
     let mut anchor = start;
@@ -125,7 +133,7 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
         t.put(T::hash(buf, 0), 0);
         ip = 1;
     }
-    let mut fwd_h = T::hash(buf, ip);
+    let mut fwd_bytes = read_u64(buf, ip);
     let mut guess = EndGuess::default();
 
     'search: loop {
@@ -135,18 +143,20 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
         let mut step = 1usize;
         let mut attempts = acceleration << SKIP_TRIGGER;
         loop {
-            let h = fwd_h;
+            let bytes = fwd_bytes;
+            let h = T::hash_of(bytes);
             ip = fwd_ip;
             fwd_ip += step;
             step = (attempts >> SKIP_TRIGGER) as usize;
             attempts += 1;
-            if fwd_ip > probe_limit {
+            // Past `probe_limit`, the 8 bytes at `fwd_ip` leave `probes`.
+            let Some(next) = probes.get(fwd_ip..).and_then(|rest| rest.first_chunk::<8>()) else {
                 break 'search;
-            }
+            };
             cand = t.get(h);
-            fwd_h = T::hash(buf, fwd_ip);
+            fwd_bytes = u64::from_le_bytes(*next);
             t.put(h, ip);
-            if T::in_reach(cand, ip) && read_u32(buf, cand) == read_u32(buf, ip) {
+            if T::in_reach(cand, ip) && read_u32(buf, cand) == bytes as u32 {
                 break;
             }
         }
@@ -174,7 +184,7 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
             }
         }
         ip += 1;
-        fwd_h = T::hash(buf, ip);
+        fwd_bytes = read_u64(buf, ip);
     }
     w.last_literals(&buf[anchor..])
 }
