@@ -176,15 +176,16 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
             // Cheap refill: remember a position inside the match, then try
             // the position right after it before going back to probing.
             t.put(T::hash(buf, ip - 2), ip - 2);
-            let h = T::hash(buf, ip);
+            let bytes = read_u64(buf, ip);
+            let h = T::hash_of(bytes);
             cand = t.get(h);
             t.put(h, ip);
-            if !(T::in_reach(cand, ip) && read_u32(buf, cand) == read_u32(buf, ip)) {
+            if !(T::in_reach(cand, ip) && read_u32(buf, cand) == bytes as u32) {
+                fwd_bytes = read_u64(probes, ip + 1);
                 break;
             }
         }
         ip += 1;
-        fwd_bytes = read_u64(buf, ip);
     }
     w.last_literals(&buf[anchor..])
 }
