@@ -47,8 +47,9 @@ def make_input(r, kind, n, ts):
         return r.randbytes(n)
     if kind == "near-noise":
         # Random bytes folded onto 240 values: noise to the match finders,
-        # yet Huffman coding saves ~1%, so zlib at clevel 4-9 stores
-        # libdeflate streams.
+        # yet Huffman coding saves ~1%, so zlib from clevel 2 Huffman-codes
+        # it alone (and, in blocks under 16 KiB from clevel 4, libdeflate
+        # writes it).
         return r.randbytes(n).translate(bytes(i % 240 for i in range(256)))
     if kind == "counter":
         out, i = bytearray(), 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""zlib at clevel 4-9 writes chunks no more than 1% (+16 bytes) larger than
+"""zlib at every clevel writes chunks no more than 1% (+16 bytes) larger than
 the reference C-Blosc2 3.3.5's, on data that puts its noise finder to the
 test (src/engine/codecs/noise_runs.rs): floats with noise of every size,
 sensors, counters, images, CSV, sparse bytes, noise that repeats within and
@@ -64,7 +64,7 @@ def main():
     dst = C.create_string_buffer(N + 4096)
     cases, fails, worst = 0, 0, (0.0, "")
     for name, src, ts in kinds(np.random.default_rng(seed)):
-        for clevel in (4, 5, 6, 7, 8, 9):
+        for clevel in range(1, 10):
             for shuffle in (0, 1, 2):
                 size = {k: lib.blosc2_compress(clevel, shuffle, ts, src, len(src), dst, len(src) + 4096) for k, lib in libs.items()}
                 cases += 1

@@ -55,7 +55,7 @@ const QUICK_TABLE_LEN: usize = 1 << 10;
 /// Matches over this fraction of the first look (1 / it: one match of 6
 /// bytes) make a segment compressible.
 const QUICK_MATCHED_FRACTION: usize = 100;
-/// The shortest match zlib-ng's levels 4-8 find (they hash 4 bytes; level 9
+/// The shortest match zlib-ng's levels 2-8 find (they hash 4 bytes; level 9
 /// hashes 3 and finds matches of 3).
 pub(super) const MIN_MATCH: usize = 4;
 /// Longest DEFLATE match.

@@ -4,24 +4,26 @@
 //! the same algorithm and writes the same bytes, but on noise (random or
 //! encrypted bytes, already-compressed data, the mantissa bytes of floats)
 //! zlib-ng's match finder walks its hash chains at every byte and finds
-//! nothing: 35 MB/s from clevel 4 up, for a Huffman coding of literals in
-//! the end. So from clevel 4, the noise of a block is found
-//! ([`super::noise_runs`], which also says how) and Huffman-coded alone, at
-//! several times the speed and no larger; the rest of the block stays with
-//! zlib-ng's algorithm. Blocks without noise are zlib-ng's bytes.
+//! nothing: 35 MB/s from clevel 4 up, 60-100 MB/s at clevels 2-3 ("fast"),
+//! for a Huffman coding of literals in the end. So from clevel 2, the noise
+//! of a block is found ([`super::noise_runs`], which also says how) and
+//! Huffman-coded alone, 1.3-2x as fast and no larger; the rest of the block
+//! stays with zlib-ng's algorithm. Blocks without noise are zlib-ng's bytes.
+//! Level 1 ("quick": one probe a byte, fixed codes) gets through noise
+//! faster than the search for its runs does, and stays with zlib-ng's
+//! algorithm.
 //!
-//! Blocks too small for that search (under 16 KiB) that a quick probe of a
-//! sample takes for noise (LZ4 finds no matches, and the bytes are
-//! near-uniform: order-0 entropy; floats, whose exponent bytes repeat, stay
-//! below 7.6 bits a byte) go to libdeflate, which gives up on noise 1.5-2.5x
-//! as fast as zlib-ng's algorithm and still finds matches if the sample
-//! misled. Only noise: on other blocks one of libdeflate's trade-offs breaks
+//! From clevel 4, blocks too small for that search (under 16 KiB) that a
+//! quick probe of a sample takes for noise (LZ4 finds no matches, and the
+//! bytes are near-uniform: order-0 entropy; floats, whose exponent bytes
+//! repeat, stay below 7.6 bits a byte) go to libdeflate, which gives up on
+//! noise 1.5-2.5x as fast as zlib-ng's algorithm and still finds matches if
+//! the sample misled. Only noise: on other blocks one of libdeflate's trade-offs breaks
 //! the bar (on shuffled numbers its streams, rich in short matches, decode
 //! at 0.5-0.65x of zlib-ng's; on runs and ramps it is 0.15-0.3x as fast).
 //!
-//! Levels 1-3 (zlib-ng's "quick" and "fast" strategies, which fail fast)
-//! always stay with zlib-ng's algorithm. The choice depends on the block
-//! alone, so the chunk is the same for any number of threads.
+//! The choice depends on the block alone, so the chunk is the same for any
+//! number of threads.
 
 use super::lz4;
 use super::noise_runs::{self, NoiseRuns};
@@ -61,16 +63,17 @@ fn libdeflate_level(clevel: u8) -> Option<i32> {
 /// [`Encoder::NoiseRunsHuffmanOnly`], `finder` holds the noise runs.
 pub fn choose(clevel: u8, block: &[u8], finder: &mut NoiseRuns) -> Encoder {
     finder.clear();
-    let Some(level) = libdeflate_level(clevel) else {
-        return Encoder::ZlibNg;
-    };
     if block.len() < noise_runs::MIN_BLOCK {
-        // Too small for runs: the sample decides.
-        return if looks_like_noise(block) {
-            Encoder::Libdeflate(level)
-        } else {
-            Encoder::ZlibNg
+        // Too small for runs: from clevel 4, the sample decides.
+        return match libdeflate_level(clevel) {
+            Some(level) if looks_like_noise(block) => Encoder::Libdeflate(level),
+            _ => Encoder::ZlibNg,
         };
+    }
+    if clevel <= 1 {
+        // zlib-ng's level 1 ("quick": one probe a byte, fixed codes) gets
+        // through noise faster than the search for its runs would.
+        return Encoder::ZlibNg;
     }
     // zlib-ng's level 9 hashes 3 bytes (a rolling hash, for its long
     // chains), so it finds matches of 3 bytes; the other levels, of 4.
@@ -287,15 +290,18 @@ mod tests {
                 assert_eq!(choose(clevel, &other, &mut finder), Encoder::ZlibNg, "clevel {clevel}");
             }
         }
-        for clevel in 0..=3 {
+        for clevel in 0..=1 {
             assert_eq!(choose(clevel, &hard, &mut finder), Encoder::ZlibNg);
         }
-        for clevel in 4..=9 {
+        for clevel in 2..=9 {
             assert_eq!(choose(clevel, &hard, &mut finder), Encoder::NoiseRunsHuffmanOnly);
             assert_eq!(finder.runs(), [0..200_000 / 4096 * 4096]);
         }
-        // Small blocks: the sample decides.
+        // Small blocks: the sample decides, from clevel 4.
         let small = noise(12_000);
+        for clevel in 0..=3 {
+            assert_eq!(choose(clevel, &small, &mut finder), Encoder::ZlibNg);
+        }
         for clevel in 4..=6 {
             assert_eq!(choose(clevel, &small, &mut finder), Encoder::Libdeflate(6));
         }
@@ -308,12 +314,12 @@ mod tests {
         let repeated: Vec<u8> = period.iter().cycle().take(200_000).copied().collect();
         assert!(looks_like_noise(&repeated));
         assert_eq!(choose(5, &repeated, &mut finder), Encoder::ZlibNg);
-        // Noise planes next to compressible ones: their runs, from clevel 4.
+        // Noise planes next to compressible ones: their runs, from clevel 2.
         let mut planes = noise(3 * 32_768);
         planes.extend(text(32_768));
         for clevel in 0..=9 {
             let encoder = choose(clevel, &planes, &mut finder);
-            if clevel < 4 {
+            if clevel < 2 {
                 assert_eq!(encoder, Encoder::ZlibNg);
                 assert!(finder.runs().is_empty());
             } else {
