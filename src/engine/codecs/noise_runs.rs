@@ -130,11 +130,12 @@ impl NoiseRuns {
         // Huffman-coded stretches are not in zlib's hash chains (later
         // bytes could not match them).
         //
-        // It gives up after a window's worth of candidates that all have
-        // matches (text XORed by the delta filter looks like noise at a
-        // glance, and has matches all over): the segments from there on are
-        // not noise. Runs before that window stay as the whole search would
-        // find them, since nothing after it reaches back into them.
+        // It gives up after a window's worth of segments none of which is
+        // noise any more, some of them candidates spoiled by matches (text
+        // XORed by the delta filter looks like noise at a glance, and has
+        // matches all over): the segments from there on are taken as not
+        // noise. Runs before that window stay as the whole search would find
+        // them, since nothing after it reaches back into them.
         self.matched.clear();
         self.matched.resize(self.noise.len() + 1, 0);
         let (noise, matched) = (&self.noise, &mut self.matched);

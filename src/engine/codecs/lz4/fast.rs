@@ -123,6 +123,7 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
     let probe_limit = end - MF_LIMIT + 1;
     // The probes' 8-byte loads end within this view (so they need no
     // bounds check of their own once `fwd_ip <= probe_limit`).
+    const _: () = assert!(MF_LIMIT >= 9, "the view must end inside buf");
     let probes = &buf[..probe_limit + 8];
     let match_limit = end - LAST_LITERALS;
 
