@@ -14,8 +14,8 @@ Then:
 2. both hold what a model of the sequence says (every chunk, a random
    slice, nchunks, the metalayers and vlmetalayers);
 3. both write byte-identical frames (`to_buffer`, and the files of frames
-   on disk), unless the codec is zlib at clevel 2-9 (our blocks that look
-   like noise go through libdeflate: other bytes, so other offsets);
+   on disk), unless the codec is zlib at clevel 2-9 (we Huffman-code the
+   noise in blocks alone: other bytes, so other offsets);
 4. each library opens the other's frame (from the buffer, and from disk)
    and reads the model's contents.
 

@@ -18,9 +18,10 @@
 //! bytes are near-uniform: order-0 entropy; floats, whose exponent bytes
 //! repeat, stay below 7.6 bits a byte) go to libdeflate, which gives up on
 //! noise 1.5-2.5x as fast as zlib-ng's algorithm and still finds matches if
-//! the sample misled. Only noise: on other blocks one of libdeflate's trade-offs breaks
-//! the bar (on shuffled numbers its streams, rich in short matches, decode
-//! at 0.5-0.65x of zlib-ng's; on runs and ramps it is 0.15-0.3x as fast).
+//! the sample misled. Only noise: on other blocks one of libdeflate's
+//! trade-offs breaks the bar (on shuffled numbers its streams, rich in short
+//! matches, decode at 0.5-0.65x of zlib-ng's; on runs and ramps it is
+//! 0.15-0.3x as fast).
 //!
 //! The choice depends on the block alone, so the chunk is the same for any
 //! number of threads.
