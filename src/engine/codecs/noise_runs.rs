@@ -66,7 +66,8 @@ pub struct NoiseRuns {
     runs: Vec<Range<usize>>,
     /// Whether each segment of the block at hand is noise.
     noise: Vec<bool>,
-    /// Bytes covered by matches starting in each segment of a run.
+    /// Bytes of matches counted against each segment of the block: those
+    /// a match covers there, and those it copies from there.
     matched: Vec<usize>,
     /// The last position with each hash, modulo 2^16 (the table stays
     /// small enough for the L1 cache).
@@ -146,8 +147,7 @@ impl NoiseRuns {
             let segment = p / SEGMENT;
             // The segments before this match's are searched through.
             while judged < segment {
-                let spoiled = matched[judged] * MATCHED_FRACTION >= SEGMENT;
-                if noise[judged] && !spoiled {
+                if noise[judged] && !has_matches(matched[judged]) {
                     (loud_streak, spoiled_in_streak) = (0, 0);
                 } else {
                     loud_streak += 1;
@@ -172,7 +172,7 @@ impl NoiseRuns {
             .noise
             .iter()
             .zip(&self.matched)
-            .map(|(&noise, &m)| noise && m * MATCHED_FRACTION < SEGMENT);
+            .map(|(&noise, &m)| noise && !has_matches(m));
         let mut first_quiet = None;
         for (i, quiet) in quiet.chain([false]).enumerate() {
             match (quiet, first_quiet) {
@@ -198,10 +198,12 @@ fn segment_looks_like_noise(segment: &[u8], shortest: usize, table: &mut QuickTa
         matched += len;
         matched * QUICK_MATCHED_FRACTION < QUICK_WINDOW
     });
-    if matched * QUICK_MATCHED_FRACTION >= QUICK_WINDOW {
-        return false;
-    }
-    true
+    matched * QUICK_MATCHED_FRACTION < QUICK_WINDOW
+}
+
+/// Whether `matched` bytes of matches make a segment not noise.
+fn has_matches(matched: usize) -> bool {
+    matched * MATCHED_FRACTION >= SEGMENT
 }
 
 /// Greedy search for DEFLATE matches in `bytes[from..]`, with `bytes[..from]`
