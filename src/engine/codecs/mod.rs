@@ -5,6 +5,7 @@
 
 pub mod blosclz;
 mod deflate;
+mod dynamic_header;
 mod inflate;
 pub mod lz4;
 pub mod lz4hc;

@@ -18,9 +18,9 @@ use std::ops::Range;
 use libz_rs_sys::{uInt, z_stream};
 
 use super::deflate::Deflater;
-use super::inflate::Inflater;
+use super::inflate::{self, Inflater};
 use super::noise_runs::NoiseRuns;
-use super::zlib::new_stream;
+use super::zlib::{self, new_stream};
 use super::zlib_choice::{self, Encoder};
 use crate::engine::error::{Error, Result};
 
@@ -202,6 +202,9 @@ impl ZlibState {
     /// Decompress a zlib stream into `dst` as `uncompress` does; `None`
     /// when malformed or when it does not decode into `dst`.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        if inflate::prefers_zlib_rs(src, dst.len()) {
+            return zlib::decompress(src, dst);
+        }
         let inflater = match &mut self.inflate {
             Some(i) => i,
             slot => slot.insert(Inflater::new()?),
