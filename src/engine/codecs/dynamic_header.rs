@@ -2,12 +2,29 @@
 //! a dynamic-Huffman block (RFC 1951, 3.2.7): what the encoder counted, so
 //! a cheap look at what the stream is made of before decoding it.
 
-/// Literal/length and distance code lengths of one dynamic block.
+/// Most literal/length and distance codes a block can declare.
+const MAX_LITLEN: usize = 288;
+const MAX_DIST: usize = 32;
+
+/// Literal/length and distance code lengths of one dynamic block (on the
+/// stack: a decoder asks for them before every block it decodes).
 pub struct CodeLengths {
+    /// The literal/length lengths, then the distance lengths.
+    lengths: [u8; MAX_LITLEN + MAX_DIST],
+    hlit: usize,
+    hdist: usize,
+}
+
+impl CodeLengths {
     /// Code lengths of the literal/length symbols 0..HLIT (0: unused).
-    pub litlen: Vec<u8>,
+    pub fn litlen(&self) -> &[u8] {
+        &self.lengths[..self.hlit]
+    }
+
     /// Code lengths of the distance codes 0..HDIST (0: unused).
-    pub dist: Vec<u8>,
+    pub fn dist(&self) -> &[u8] {
+        &self.lengths[self.hlit..self.hlit + self.hdist]
+    }
 }
 
 /// Order in which the code-length code's lengths are stored.
@@ -121,21 +138,22 @@ pub fn first_block(stream: &[u8]) -> Option<CodeLengths> {
         cl_lengths[sym] = bits.take(3)? as u8;
     }
     let cl_code = CodeLengthCode::new(&cl_lengths)?;
-    let mut lengths: Vec<u8> = Vec::with_capacity(hlit + hdist);
-    while lengths.len() < hlit + hdist {
+    let mut lengths = [0u8; MAX_LITLEN + MAX_DIST];
+    let mut n = 0usize;
+    while n < hlit + hdist {
         let (value, repeat) = match cl_code.decode(&mut bits)? {
             sym @ 0..=15 => (sym, 1),
-            16 => (*lengths.last()?, 3 + bits.take(2)?),
-            17 => (0, 3 + bits.take(3)?),
-            _ => (0, 11 + bits.take(7)?),
+            16 => (*lengths[..n].last()?, 3 + bits.take(2)? as usize),
+            17 => (0, 3 + bits.take(3)? as usize),
+            _ => (0, 11 + bits.take(7)? as usize),
         };
-        if lengths.len() + repeat as usize > hlit + hdist {
+        if n + repeat > hlit + hdist {
             return None;
         }
-        lengths.extend(std::iter::repeat_n(value, repeat as usize));
+        lengths[n..n + repeat].fill(value);
+        n += repeat;
     }
-    let dist = lengths.split_off(hlit);
-    Some(CodeLengths { litlen: lengths, dist })
+    Some(CodeLengths { lengths, hlit, hdist })
 }
 
 #[cfg(test)]
@@ -174,10 +192,10 @@ mod tests {
                     })
                     .collect();
                 if let Some(code) = first_block(&stream(&data, level)) {
-                    assert_eq!(kraft(&code.litlen), 1 << 15, "level {level} seed {seed}");
-                    let dist_used = code.dist.iter().filter(|&&l| l > 0).count();
+                    assert_eq!(kraft(code.litlen()), 1 << 15, "level {level} seed {seed}");
+                    let dist_used = code.dist().iter().filter(|&&l| l > 0).count();
                     if dist_used > 1 {
-                        assert_eq!(kraft(&code.dist), 1 << 15, "level {level} seed {seed}");
+                        assert_eq!(kraft(code.dist()), 1 << 15, "level {level} seed {seed}");
                     }
                 }
             }
@@ -189,13 +207,13 @@ mod tests {
             .copied()
             .collect();
         let code = first_block(&stream(&text, 6)).unwrap();
-        assert_eq!(code.litlen[0], 0);
-        assert!(code.litlen[b'o' as usize] > 0);
-        assert!(code.litlen.len() >= 257 && code.litlen[256] > 0);
+        assert_eq!(code.litlen()[0], 0);
+        assert!(code.litlen()[b'o' as usize] > 0);
+        assert!(code.litlen().len() >= 257 && code.litlen()[256] > 0);
         let counting: Vec<u8> = (0u64..32_768).flat_map(u64::to_le_bytes).collect();
         let code = first_block(&stream(&counting, 5)).unwrap();
-        assert_eq!(code.litlen[261], 1);
-        assert_eq!(code.dist[5], 1);
+        assert_eq!(code.litlen()[261], 1);
+        assert_eq!(code.dist()[5], 1);
     }
 
     /// Stored and fixed blocks, other headers, and every cut or damaged
