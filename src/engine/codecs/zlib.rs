@@ -29,6 +29,16 @@ pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     }
 }
 
+/// `data` as one zlib stream at `level` (test inputs).
+#[cfg(test)]
+pub fn compressed(level: u8, data: &[u8]) -> Vec<u8> {
+    let mut c = vec![0u8; data.len() + data.len() / 8 + 64];
+    let n = compress(level, data, &mut c).expect("zlib level");
+    assert!(n > 0, "room for the stream");
+    c.truncate(n);
+    c
+}
+
 /// Decompress a zlib stream into `dst`; `None` when malformed.
 pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     let mut dest_len = dst.len() as libz_rs_sys::uLongf;
