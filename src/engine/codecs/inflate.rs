@@ -11,7 +11,8 @@
 //! 8-byte integers that count up, where each item is a literal and a 7-byte
 //! match 8 bytes back. libdeflate copies every match as five 8-byte words,
 //! and at distance 8 each word reads the one stored just before it: a chain
-//! of store-to-load forwards, 0.8x the speed of zlib-ng (and of zlib-rs).
+//! of store-to-load forwards. Such streams decoded at 0.85x the speed of
+//! the reference's zlib-ng with libdeflate, and at 1.1x with zlib-rs.
 
 #![allow(unsafe_code)]
 
@@ -105,7 +106,7 @@ const MIN_ZLIB_RS_OUT: usize = 64 << 10;
 /// and float64 sequences that step by small amounts decode 1.2-1.3x as fast
 /// with zlib-rs; every other kind measured (text, runs, shuffled numbers,
 /// unshuffled floats, int32 or int16 sequences, timestamps with larger
-/// steps, whose items hold 2 literals) 0.7-0.9x.
+/// steps, whose items hold 2 literals) 0.7-0.93x.
 pub fn prefers_zlib_rs(stream: &[u8], out_len: usize) -> bool {
     // A literal and a match per 8 bytes take 7 bits or more: such a stream
     // is at least 1/10 of its output. Smaller ones are not looked at.
