@@ -9,7 +9,9 @@
 //! with the one-shot functions in `zlib.rs`. From clevel 2, noise is
 //! Huffman-coded alone, and from clevel 4 small noise blocks go to a kept
 //! libdeflate compressor ([`super::zlib_choice`]).
-//! Decompression goes through libdeflate ([`super::inflate`]).
+//! Decompression goes through libdeflate ([`super::inflate`]), but for the
+//! streams of unshuffled int64 sequences, which zlib-rs decodes faster
+//! ([`super::inflate::prefers_zlib_rs`]).
 
 #![allow(unsafe_code)]
 
