@@ -132,9 +132,14 @@ pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
     let oend = out.len();
     let mut ip = 0usize;
     let mut op = 0usize;
+    let short_periods = FAST && super::decode_fast::mostly_short_periods(src);
     loop {
         if FAST {
-            (ip, op) = super::decode_fast::run(src, out, ip, op);
+            (ip, op) = if short_periods {
+                super::decode_fast::run_short_periods(src, out, ip, op)
+            } else {
+                super::decode_fast::run::<false>(src, out, ip, op)
+            };
         }
         // Every path below leaves `ip < iend` or returns, except the first
         // iteration on an empty input (not a block: C refuses it too).

@@ -9,6 +9,13 @@
 //! period, frequent in the byte streams of shuffled numeric data) is stored
 //! as a 16-byte repeated pattern, twice.
 //!
+//! A match 8 to 15 bytes back right after short literals (unshuffled
+//! 64-bit integers that count up: a literal and a 7-byte match 8 back per
+//! item) has its first bytes loaded before the literals are stored: see
+//! [`loads_head_early`]. Text pays for even that one test per sequence (its
+//! sequences take 9 cycles each), so the loop comes in two builds, and
+//! [`mostly_short_periods`] picks one per block from its first sequences.
+//!
 //! [`run`] decodes such sequences and stops before the first one it does not
 //! handle (long literal run, long match with a short period, offset
 //! reaching before the output, too close to an end, long match without room
@@ -91,6 +98,84 @@ fn parse(src: &[u8], ip: usize, op: usize, oend: usize) -> Option<Seq> {
     })
 }
 
+/// Whether the first 8 bytes of a match `offset` (>= 8) back, after `lit`
+/// literals, come from before those literals, as far as they belong to the
+/// match (its `code + MIN_MATCH` bytes).
+///
+/// Then they can be loaded before the literals are stored. Loaded after,
+/// as usual, they span the previous match's 8-byte store and this
+/// sequence's 16-byte literal store, which the CPU cannot forward to one
+/// load: it waits for both to reach the cache. For an int64 ramp that
+/// stall was half the decoding time. Loaded before, they may hold stale
+/// bytes where the literals go, but only past the match's end, which the
+/// next sequence overwrites.
+#[inline(always)]
+fn loads_head_early(offset: usize, lit: usize, code: usize) -> bool {
+    offset >= lit + (code + MIN_MATCH).min(8)
+}
+
+/// Sequences [`mostly_short_periods`] looks at.
+const SAMPLE: usize = 16;
+
+/// Whether at least 3/4 of the first [`SAMPLE`] sequences of the block
+/// `src` have a match 8 to 15 bytes back: then [`run`] with early loads
+/// decodes it. Stops as soon as too many sequences missed, so that other
+/// blocks pay for a few headers only. Reads only sequence headers,
+/// bounds-checked; a malformed header ends the sample.
+#[inline(never)]
+pub(super) fn mostly_short_periods(src: &[u8]) -> bool {
+    // The extension bytes of a 15 in the token; `None` past the end.
+    let skip_len_ext = |ip: &mut usize| -> Option<()> {
+        loop {
+            let b = *src.get(*ip)?;
+            *ip += 1;
+            if b != 255 {
+                return Some(());
+            }
+        }
+    };
+    let mut ip = 0;
+    let mut hits = 0;
+    let mut misses = 0;
+    while hits + misses < SAMPLE {
+        let Some(&token) = src.get(ip) else { return false };
+        ip += 1;
+        let mut lit = (token >> 4) as usize;
+        if lit == 15 {
+            let start = ip;
+            if skip_len_ext(&mut ip).is_none() {
+                return false;
+            }
+            lit = src[start..ip]
+                .iter()
+                .fold(15usize, |n, &b| n.saturating_add(b as usize));
+        }
+        let Some(b) = src.get(ip.saturating_add(lit)..ip.saturating_add(lit).saturating_add(2)) else {
+            return false;
+        };
+        if (8..16).contains(&u16::from_le_bytes([b[0], b[1]])) {
+            hits += 1;
+        } else {
+            misses += 1;
+            if misses > SAMPLE / 4 {
+                return false;
+            }
+        }
+        ip += lit + 2;
+        if token & 15 == 15 && skip_len_ext(&mut ip).is_none() {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`run`] with early loads, as a function of its own: inlined next to the
+/// plain build, it made the compiler spill registers in that one.
+#[inline(never)]
+pub(super) fn run_short_periods(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (usize, usize) {
+    run::<true>(src, out, ip, op)
+}
+
 /// Decodes the fast-path sequences from `(ip, op)` on and returns the
 /// position of the first one it leaves to the caller. Never reads or writes
 /// outside `src` and `out`; writes past the sequences it decodes only bytes
@@ -98,8 +183,10 @@ fn parse(src: &[u8], ip: usize, op: usize, oend: usize) -> Option<Seq> {
 ///
 /// Same decisions as [`parse`] (the checked twin uses it), with the header
 /// read without bounds checks.
+///
+/// `EARLY`: with the early loads of [`loads_head_early`].
 #[inline(always)]
-pub(super) fn run(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (usize, usize) {
+pub(super) fn run<const EARLY: bool>(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (usize, usize) {
     let (Some(ilimit), Some(olimit)) = (src.len().checked_sub(IN_ROOM), out.len().checked_sub(OUT_ROOM)) else {
         return (ip, op);
     };
@@ -156,8 +243,16 @@ pub(super) fn run(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (
             // offset >= 8 bytes apart (no overlap); a later chunk may read
             // what an earlier one wrote, which is LZ4's forward copy.
             unsafe {
-                std::ptr::copy_nonoverlapping(s.add(ip + 1), o.add(op), 16);
-                std::ptr::copy_nonoverlapping(o.add(m), o.add(mpos), 8);
+                if EARLY && offset < 16 && loads_head_early(offset, lit, code) {
+                    // The first chunk loaded before the literals are stored
+                    // (m + 8 <= mpos: in bounds as above).
+                    let head = o.add(m).cast::<[u8; 8]>().read_unaligned();
+                    std::ptr::copy_nonoverlapping(s.add(ip + 1), o.add(op), 16);
+                    o.add(mpos).cast::<[u8; 8]>().write_unaligned(head);
+                } else {
+                    std::ptr::copy_nonoverlapping(s.add(ip + 1), o.add(op), 16);
+                    std::ptr::copy_nonoverlapping(o.add(m), o.add(mpos), 8);
+                }
                 std::ptr::copy_nonoverlapping(o.add(m + 8), o.add(mpos + 8), 8);
                 std::ptr::copy_nonoverlapping(o.add(m + 16), o.add(mpos + 16), 8);
             }
@@ -204,12 +299,20 @@ pub(super) fn run(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (
 
 /// [`run`] with checked indexing: the safe twin the tests compare it with.
 #[cfg(test)]
-pub(super) fn run_checked(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (usize, usize) {
+pub(super) fn run_checked<const EARLY: bool>(
+    src: &[u8],
+    out: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+) -> (usize, usize) {
     let oend = out.len();
     while let Some(s) = parse(src, ip, op, oend) {
+        let m = op + s.lit - s.offset;
+        let early =
+            EARLY && (8..16).contains(&s.offset) && s.ml <= 18 && loads_head_early(s.offset, s.lit, s.ml - MIN_MATCH);
+        let head: Option<[u8; 8]> = early.then(|| out[m..m + 8].try_into().expect("8 bytes"));
         out[op..op + 16].copy_from_slice(&src[ip + 1..ip + 17]);
         op += s.lit;
-        let m = op - s.offset;
         if s.offset < 8 {
             let head: [u8; 16] = out[m..m + 16].try_into().expect("16 bytes");
             let pat = pattern16(head, s.offset);
@@ -222,6 +325,10 @@ pub(super) fn run_checked(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usi
         }
         let (chunk, len) = if s.ml <= 18 { (8, 24) } else { (16, s.ml) };
         let mut k = 0;
+        if let Some(head) = head {
+            out[op..op + 8].copy_from_slice(&head);
+            k = 8;
+        }
         while k < len {
             out.copy_within(m + k..m + k + chunk, op + k);
             k += chunk;

@@ -690,8 +690,19 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
                         let cap = if round % 3 == 2 { n + rng.below(64) } else { n };
                         let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
                         let start = rng.below(m.len().min(8));
-                        assert_eq!(run(&m, &mut a, start, 0), run_checked(&m, &mut b, start, 0), "{name}");
+                        assert_eq!(
+                            run::<false>(&m, &mut a, start, 0),
+                            run_checked::<false>(&m, &mut b, start, 0),
+                            "{name}"
+                        );
                         assert!(a == b, "{name}");
+                        let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
+                        assert_eq!(
+                            run::<true>(&m, &mut a, start, 0),
+                            run_checked::<true>(&m, &mut b, start, 0),
+                            "{name} (early loads)"
+                        );
+                        assert!(a == b, "{name} (early loads)");
                         let dict = d.unwrap_or(&[]);
                         let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
                         let (ra, rb) = if d.is_some() {
@@ -716,6 +727,27 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
                 }
             }
         }
+    }
+}
+
+/// The per-block choice of the early-load loop: taken for unshuffled
+/// 64-bit ramps (a literal and a match 8 back per item), not for text, and
+/// any header sequence (including truncated and hostile ones) is read
+/// without panicking.
+#[test]
+fn short_period_blocks_are_recognised() {
+    use super::decode_fast::mostly_short_periods;
+    let n = 70_000;
+    let ramp = roundtrip(&fast(9), &arange(n, 8), None);
+    assert!(mostly_short_periods(&ramp));
+    let text = roundtrip(&fast(9), &salad(n, 7), None);
+    assert!(!mostly_short_periods(&text));
+    let mut rng = Rng(0x5EED_0008);
+    for len in 0..64 {
+        assert!(!mostly_short_periods(&ramp[..len.min(3)]));
+        let noise: Vec<u8> = (0..len * 7).map(|_| rng.next() as u8).collect();
+        mostly_short_periods(&noise);
+        mostly_short_periods(&vec![0xFF; len * 5]);
     }
 }
 
