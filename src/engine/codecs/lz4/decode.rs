@@ -12,7 +12,7 @@ use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_pe
 /// rather than wraps (a hostile run of 255s on a 32-bit target), which the
 /// callers' size checks then refuse.
 #[inline(always)]
-fn read_len_ext(src: &[u8], ip: &mut usize) -> Option<usize> {
+pub(super) fn read_len_ext(src: &[u8], ip: &mut usize) -> Option<usize> {
     let mut n = 0usize;
     loop {
         let b = *src.get(*ip)?;

@@ -26,6 +26,7 @@
 #![allow(unsafe_code)]
 
 use super::block::MIN_MATCH;
+use super::decode::read_len_ext;
 use crate::engine::codecs::pattern::{pattern16, PATTERN_STEP};
 
 /// Input bytes the fast path needs from a token on: the token, up to 14
@@ -124,16 +125,6 @@ const SAMPLE: usize = 16;
 /// bounds-checked; a malformed header ends the sample.
 #[inline(never)]
 pub(super) fn mostly_short_periods(src: &[u8]) -> bool {
-    // The extension bytes of a 15 in the token; `None` past the end.
-    let skip_len_ext = |ip: &mut usize| -> Option<()> {
-        loop {
-            let b = *src.get(*ip)?;
-            *ip += 1;
-            if b != 255 {
-                return Some(());
-            }
-        }
-    };
     let mut ip = 0;
     let mut hits = 0;
     let mut misses = 0;
@@ -142,13 +133,10 @@ pub(super) fn mostly_short_periods(src: &[u8]) -> bool {
         ip += 1;
         let mut lit = (token >> 4) as usize;
         if lit == 15 {
-            let start = ip;
-            if skip_len_ext(&mut ip).is_none() {
+            let Some(n) = read_len_ext(src, &mut ip) else {
                 return false;
-            }
-            lit = src[start..ip]
-                .iter()
-                .fold(15usize, |n, &b| n.saturating_add(b as usize));
+            };
+            lit = lit.saturating_add(n);
         }
         let Some(b) = src.get(ip.saturating_add(lit)..ip.saturating_add(lit).saturating_add(2)) else {
             return false;
@@ -162,7 +150,7 @@ pub(super) fn mostly_short_periods(src: &[u8]) -> bool {
             }
         }
         ip += lit + 2;
-        if token & 15 == 15 && skip_len_ext(&mut ip).is_none() {
+        if token & 15 == 15 && read_len_ext(src, &mut ip).is_none() {
             return false;
         }
     }
