@@ -125,10 +125,6 @@ mod tests {
     use super::super::zlib;
     use super::{prefers_zlib_rs, Inflater};
 
-    fn stream(data: &[u8], level: u8) -> Vec<u8> {
-        zlib::compressed(level, data)
-    }
-
     /// Unshuffled int64 and float64 sequences with small steps go to
     /// zlib-rs, in blocks of 64 KiB and more; other kinds of data, and
     /// small blocks, do not.
@@ -145,7 +141,7 @@ mod tests {
             (float64, 5),
             (int64(0, 1, 32_768), 9),
         ] {
-            assert!(prefers_zlib_rs(&stream(&data, level), data.len()));
+            assert!(prefers_zlib_rs(&zlib::compressed(level, &data), data.len()));
         }
         let shuffled: Vec<u8> = (0..8)
             .flat_map(|b| (0..32_768u64).map(move |i| (i >> (8 * b)) as u8))
@@ -159,7 +155,7 @@ mod tests {
         let int32: Vec<u8> = (0..65_536u32).flat_map(u32::to_le_bytes).collect();
         let steps_of_1000 = int64(1_600_000_000_000_000_000, 1000, 32_768);
         for data in [shuffled, text, int32, steps_of_1000, int64(0, 1, 4096)] {
-            assert!(!prefers_zlib_rs(&stream(&data, 5), data.len()));
+            assert!(!prefers_zlib_rs(&zlib::compressed(5, &data), data.len()));
         }
     }
 
@@ -168,7 +164,7 @@ mod tests {
     #[test]
     fn both_inflaters_agree_on_counting_int64() {
         let data: Vec<u8> = (0..16_384u64).flat_map(|i| (i * 5).to_le_bytes()).collect();
-        let good = stream(&data, 5);
+        let good = zlib::compressed(5, &data);
         assert!(prefers_zlib_rs(&good, data.len()));
         let mut inf = Inflater::new().unwrap();
         let mut cases: Vec<(Vec<u8>, usize)> = vec![(good.clone(), data.len()), (good.clone(), data.len() - 1)];
