@@ -268,10 +268,14 @@ fn store_memcpyed(
     Ok(total)
 }
 
-/// The ordered output of a parallel compression.
+/// The ordered output of a parallel compression. Positions are handed out
+/// in block order under the lock; the bytes are copied outside it, as
+/// C-Blosc2 does, so the workers do not queue behind each other's copies.
 struct Commit<'d> {
-    dest: &'d mut [u8],
-    bstarts_at: usize,
+    /// The block-start words.
+    bstarts: &'d mut [u8],
+    /// The part of `dest` not yet handed out; it starts at `pos`.
+    rest: &'d mut [u8],
     /// Where the next block goes.
     pos: usize,
     /// The next block to commit.
@@ -282,19 +286,19 @@ struct Commit<'d> {
     spare: Vec<Vec<u8>>,
 }
 
-impl Commit<'_> {
-    /// Append block `j` (which must be `self.next`); false when it does not fit.
-    fn write(&mut self, j: usize, bytes: &[u8]) -> bool {
-        let n = bytes.len();
-        if self.pos + n > self.dest.len() {
-            return false;
+impl<'d> Commit<'d> {
+    /// Hand out the `n` bytes where block `j` (which must be `self.next`)
+    /// goes; None when it does not fit.
+    fn reserve(&mut self, j: usize, n: usize) -> Option<&'d mut [u8]> {
+        if n > self.rest.len() {
+            return None;
         }
-        let at = self.bstarts_at + 4 * j;
-        self.dest[at..at + 4].copy_from_slice(&(self.pos as i32).to_le_bytes());
-        self.dest[self.pos..self.pos + n].copy_from_slice(bytes);
+        let (region, rest) = std::mem::take(&mut self.rest).split_at_mut(n);
+        self.rest = rest;
+        self.bstarts[4 * j..4 * j + 4].copy_from_slice(&(self.pos as i32).to_le_bytes());
         self.pos += n;
         self.next = j + 1;
-        true
+        Some(region)
     }
 }
 
@@ -346,15 +350,17 @@ fn encode_blocks(
         // whoever commits its predecessor, so no worker waits. Buffers are
         // kept by the pool across calls.
         let spare = std::mem::take(pool.spare_buffers());
+        let (head, tail) = dest.split_at_mut(pos);
         let commit = Mutex::new(Commit {
-            dest: &mut *dest,
-            bstarts_at,
+            bstarts: &mut head[bstarts_at..bstarts_at + 4 * nblocks],
+            rest: tail,
             pos,
             next: 0,
             parked: (0..nblocks).map(|_| None).collect(),
             spare,
         });
         let giveup = AtomicBool::new(false);
+        let lock = || commit.lock().map_err(|_| Error::Failure("worker panicked"));
         let r = pool.run(nblocks, 0..nblocks, |j, ws| {
             if giveup.load(Ordering::Relaxed) {
                 return Ok(());
@@ -365,9 +371,7 @@ fn encode_blocks(
             if buf.len() < bound {
                 buf.resize(bound, 0);
             }
-            let n = encode_block(plan, j, &mut buf[..bound], ws, dict.as_ref());
-            let mut st = commit.lock().map_err(|_| Error::Failure("worker panicked"))?;
-            let n = match n {
+            let n = match encode_block(plan, j, &mut buf[..bound], ws, dict.as_ref()) {
                 Ok(Some(n)) => n,
                 Ok(None) => {
                     giveup.store(true, Ordering::Relaxed);
@@ -379,28 +383,39 @@ fn encode_blocks(
                     return Err(e);
                 }
             };
+            let mut st = lock()?;
             if j != st.next {
                 st.parked[j] = Some((buf, n));
                 ws.c = st.spare.pop().unwrap_or_default();
                 return Ok(());
             }
-            let fits = st.write(j, &buf[..n]);
-            ws.c = buf;
-            if !fits {
+            let region = st.reserve(j, n);
+            drop(st);
+            let Some(region) = region else {
                 giveup.store(true, Ordering::Relaxed);
+                ws.c = buf;
                 return Ok(());
-            }
+            };
+            region.copy_from_slice(&buf[..n]);
+            ws.c = buf;
+            // Commit the blocks parked behind this one, one at a time, so
+            // a worker finishing the block after can commit it meanwhile.
+            let mut copied: Option<Vec<u8>> = None;
             loop {
+                let mut st = lock()?;
+                st.spare.extend(copied.take());
                 let k = st.next;
                 let Some((b, n)) = st.parked.get_mut(k).and_then(Option::take) else {
                     break;
                 };
-                let fits = st.write(k, &b[..n]);
-                st.spare.push(b);
-                if !fits {
+                let Some(region) = st.reserve(k, n) else {
+                    st.spare.push(b);
                     giveup.store(true, Ordering::Relaxed);
                     break;
-                }
+                };
+                drop(st);
+                region.copy_from_slice(&b[..n]);
+                copied = Some(b);
             }
             Ok(())
         });
