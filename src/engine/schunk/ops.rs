@@ -395,7 +395,19 @@ impl SChunk {
         if n == 0 {
             return Err(Error::WriteBuffer);
         }
-        let out = self.compress_scratch[..n].to_vec();
+        let out = if n > need / 2 {
+            // A chunk that kept most of its size: hand the scratch over
+            // (shrinking in place) rather than copying it out, as C
+            // compresses into a fresh buffer and shrinks it. The next call
+            // gets a new scratch; a large one comes zeroed from the system
+            // at no cost before it is written.
+            let mut chunk = std::mem::take(&mut self.compress_scratch);
+            chunk.truncate(n);
+            chunk.shrink_to_fit();
+            chunk
+        } else {
+            self.compress_scratch[..n].to_vec()
+        };
         // What 3.3.5's tuner leaves in the context: 1 for buffers smaller
         // than an item, else the block size really used.
         let ts = if self.cparams.typesize > 255 {
