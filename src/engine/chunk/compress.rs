@@ -33,6 +33,8 @@ pub(crate) struct Plan<'a> {
     pub nchunk: i64,
     /// Header length: 32, or 16 for Blosc1 headers.
     pub hl: usize,
+    /// Whether a block of zeros skips the filters (see [`zeros_skip_filters`]).
+    pub zero_blocks_skip_filters: bool,
 }
 
 impl Plan<'_> {
@@ -155,6 +157,7 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         spec,
         nchunk,
         hl,
+        zero_blocks_skip_filters: zeros_skip_filters(cp, &spec, src, bs, hl),
     };
 
     let mut hdr = ChunkHeader {
@@ -473,6 +476,29 @@ fn is_run(s: &[u8]) -> bool {
     spans.remainder().iter().all(|&b| b == x)
 }
 
+/// True when every byte of `s` is zero.
+fn is_zero(s: &[u8]) -> bool {
+    s.first().is_none_or(|&b| b == 0) && is_run(s)
+}
+
+/// Whether a block of zeros can skip the filter pipeline and be written as
+/// zero runs straight away: the filters (SHUFFLE, BITSHUFFLE and DELTA, which
+/// cannot fail) turn zeros into zeros, DELTA only when its reference, the
+/// raw first block, is zeros too; no prefilter runs; and the header is an
+/// extended one, where runs are encoded. The bytes are those the pipeline
+/// would lead to; only the filter passes over the block are saved.
+fn zeros_skip_filters(cp: &CParams, spec: &FilterSpec, src: &[u8], blocksize: usize, hl: usize) -> bool {
+    use crate::engine::constants::filter::{BITSHUFFLE, DELTA, NOFILTER, SHUFFLE};
+    hl == EXTENDED_HEADER_LENGTH
+        && cp.prefilter.is_none()
+        && spec.any_forward()
+        && spec
+            .filters
+            .iter()
+            .all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE, DELTA].contains(f))
+        && (!spec.has_delta() || is_zero(&src[..blocksize.min(src.len())]))
+}
+
 /// Run the prefilter and the filter pipeline over block `j`, using the
 /// worker's scratch buffers `a`, `b` and `d`; returns the filtered block
 /// (the raw block itself when nothing applies).
@@ -525,8 +551,16 @@ fn encode_block(
     ws: &mut WorkerScratch,
     dict: Option<&Dict<'_>>,
 ) -> Result<Option<usize>> {
-    let (_, bsize) = plan.block_range(j);
+    let (start, bsize) = plan.block_range(j);
     let nstreams = plan.nstreams(j, bsize);
+    if plan.zero_blocks_skip_filters && is_zero(&plan.src[start..start + bsize]) {
+        // Every stream is a run of zeros: a zero csize word each.
+        let Some(words) = out.get_mut(..4 * nstreams) else {
+            return Ok(None);
+        };
+        words.fill(0);
+        return Ok(Some(4 * nstreams));
+    }
     let neblock = bsize / nstreams;
     let WorkerScratch { a, b, d, codec, .. } = ws;
     let filtered = filter_block(plan, j, a, b, d)?;

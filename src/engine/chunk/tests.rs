@@ -3,7 +3,7 @@
 
 use crate::engine::constants::{codec, filter, splitmode, EXTENDED_HEADER_LENGTH};
 use crate::engine::context::{compress_vec, decompress_vec, Context};
-use crate::engine::params::{CParams, DParams};
+use crate::engine::params::{CParams, DParams, Prefilter, PrefilterArgs};
 
 use super::*;
 
@@ -219,6 +219,44 @@ fn zeros_collapse_to_a_special_chunk() {
     assert_eq!(ch.len(), 32);
     assert_eq!(ch[31], 0x10);
     assert_eq!(decompress_vec(&ch).unwrap(), src);
+}
+
+#[test]
+fn zero_blocks_skipping_the_filters_give_the_pipelines_bytes() {
+    // An identity prefilter keeps every block on the filter pipeline; the
+    // chunks must be the same bytes with and without it. Zero blocks sit
+    // among others, first or not, so DELTA's reference is zeros or not.
+    let block = 32 * 1024;
+    let mut zero_first = vec![0u8; 3 * block];
+    zero_first.extend(data(2 * block, 2));
+    zero_first.extend(vec![0u8; block + 1000]);
+    let mut zero_later = data(block, 1);
+    zero_later.extend(vec![0u8; 2 * block]);
+    zero_later.extend(data(block, 2));
+    let identity: Prefilter = std::sync::Arc::new(|a: &mut PrefilterArgs<'_>| {
+        a.output.copy_from_slice(a.input);
+        0
+    });
+    let pipelines = [
+        [0, 0, 0, 0, 0, filter::SHUFFLE],
+        [0, 0, 0, 0, 0, filter::BITSHUFFLE],
+        [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE],
+        [0, 0, 0, 0, filter::SHUFFLE, filter::DELTA],
+        [0, 0, 0, filter::DELTA, filter::BITSHUFFLE, filter::SHUFFLE],
+    ];
+    for src in [&zero_first, &zero_later, &vec![0u8; 4 * block]] {
+        for filters in pipelines {
+            for (typesize, nthreads) in [(8, 1), (4, 2), (1, 1)] {
+                let mut p = cp(codec::LZ4, 5, typesize, filters, splitmode::ALWAYS, nthreads);
+                p.blocksize = block as i32;
+                let fast = compress_vec(&p, src).unwrap();
+                p.prefilter = Some(identity.clone());
+                let piped = compress_vec(&p, src).unwrap();
+                assert_eq!(fast, piped, "filters {filters:?} typesize {typesize} n={}", src.len());
+                assert_eq!(&decompress_vec(&fast).unwrap(), src);
+            }
+        }
+    }
 }
 
 #[test]
