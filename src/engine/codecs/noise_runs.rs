@@ -33,6 +33,8 @@
 
 use std::ops::Range;
 
+use super::lz4::block::count_forward;
+
 /// The unit judged at once.
 pub(super) const SEGMENT: usize = 4096;
 /// The shortest run worth its own DEFLATE block.
@@ -244,12 +246,8 @@ fn scan_matches<const N: usize>(
         let back = if back <= WINDOW.min(p) { back } else { 0 };
         table[h] = p as u16;
         if ((read_u32(bytes, p - back) ^ v) & key_mask == 0) & (back > 0) {
-            let len = shortest
-                + common_prefix(
-                    &bytes[p - back + shortest..],
-                    &bytes[p + shortest..],
-                    MAX_MATCH - shortest,
-                );
+            let limit = bytes.len().min(p + MAX_MATCH);
+            let len = shortest + count_forward(bytes, p - back + shortest, p + shortest, limit);
             if !on_match(p, back, len) {
                 return;
             }
@@ -265,11 +263,6 @@ fn read_u32(bytes: &[u8], p: usize) -> u32 {
     let mut four = [0; 4];
     four.copy_from_slice(&bytes[p..p + 4]);
     u32::from_le_bytes(four)
-}
-
-/// How many leading bytes `a` and `b` share, at most `cap`.
-fn common_prefix(a: &[u8], b: &[u8], cap: usize) -> usize {
-    a.iter().zip(b).take(cap).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]
