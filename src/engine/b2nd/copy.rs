@@ -136,17 +136,29 @@ impl Plan {
         }
         let last = self.ndim - 1;
         let row_bytes = self.copy_shape[last] as usize * itemsize;
-        // Odometer over the outer dimensions, with the item offsets of
-        // both sides kept up to date as it turns (no per-row products).
+        if last == 0 {
+            row(self.src_base, self.dst_base, row_bytes);
+            return;
+        }
+        // The rows of the next-to-last dimension in a loop of their own
+        // (rows are short, a block's few hundred bytes: the loop's upkeep
+        // counts), and an odometer over the outer dimensions, with the item
+        // offsets of both sides kept up to date as it turns.
+        let inner = last - 1;
+        let rows = self.copy_shape[inner] as usize;
+        let src_step = self.src_strides[inner] as usize * itemsize;
+        let dst_step = self.dst_strides[inner] as usize * itemsize;
         let mut idx = [0i64; MAX_DIM];
         let (mut so, mut d_o) = (0i64, 0i64);
         loop {
-            row(
-                self.src_base + so as usize * itemsize,
-                self.dst_base + d_o as usize * itemsize,
-                row_bytes,
-            );
-            let mut i = last;
+            let mut s = self.src_base + so as usize * itemsize;
+            let mut d = self.dst_base + d_o as usize * itemsize;
+            for _ in 0..rows {
+                row(s, d, row_bytes);
+                s += src_step;
+                d += dst_step;
+            }
+            let mut i = inner;
             loop {
                 if i == 0 {
                     return;
