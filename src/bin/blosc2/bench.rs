@@ -796,7 +796,11 @@ fn memcpy_section(w: &mut String, rows: &[Row], dsets: &[Dataset], memcpy: &[f64
     }) {
         let o = r.m.sides[0].dspeed;
         let f = r.m.sides.get(1).map(|s| s.dspeed);
-        let rel = o / r.memcpy;
+        // The paired ratios where the cell timed its own memcpy, else the
+        // ratio of the medians.
+        let paired = |k: usize| r.m.memcpy_rel.as_ref().and_then(|v| v.get(k).copied());
+        let rel = paired(0).unwrap_or(o / r.memcpy);
+        let ref_rel = f.map(|f| paired(1).unwrap_or(f / r.memcpy));
         if rel < BAR_MEMCPY {
             ok = false;
         }
@@ -808,7 +812,7 @@ fn memcpy_section(w: &mut String, rows: &[Row], dsets: &[Dataset], memcpy: &[f64
             f.map_or("-".into(), |f| format!("{f:.0}")),
             r.memcpy,
             rel,
-            f.map_or("-".into(), |f| format!("{:.2}", f / r.memcpy)),
+            ref_rel.map_or("-".into(), |x| format!("{x:.2}")),
             if rel < BAR_MEMCPY { " BELOW" } else { "" }
         );
     }

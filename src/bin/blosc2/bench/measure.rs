@@ -52,6 +52,11 @@ pub struct Measured {
     /// memcpy bandwidth (MB/s) measured in the cell: the same chunks
     /// copied into the same destination, in the same alternation.
     pub memcpy: Option<f64>,
+    /// Per side, decompression speed relative to that memcpy, as the median
+    /// over the repetitions of t_memcpy / t_decompress (each repetition's
+    /// memcpy ran right before its decompressions, so drifts cancel as in
+    /// `rel`).
+    pub memcpy_rel: Option<Vec<f64>>,
 }
 
 /// How long a cell may take, and how many repetitions it wants.
@@ -230,6 +235,16 @@ fn paired(t: &[Vec<f64>]) -> Option<f64> {
     let r: Vec<f64> = t[0].iter().zip(&t[1]).map(|(o, r)| r / o.max(1e-12)).collect();
     let pairs: Vec<f64> = r.chunks_exact(2).map(|p| (p[0] * p[1]).sqrt()).collect();
     Some(if pairs.is_empty() { median(&r) } else { median(&pairs) })
+}
+
+/// The median over repetitions of `t_memcpy / t_decompress`; None unless
+/// every repetition has both.
+fn relative_to_memcpy(mt: &[f64], dt: &[f64]) -> Option<f64> {
+    if mt.is_empty() || mt.len() != dt.len() {
+        return None;
+    }
+    let r: Vec<f64> = mt.iter().zip(dt).map(|(m, d)| m / d.max(1e-12)).collect();
+    Some(median(&r))
 }
 
 /// Round a repetition count up to whole ABBA pairs.
@@ -429,6 +444,7 @@ pub fn chunked(
         reps,
         bytes: src.len(),
         memcpy: Some(src.len() as f64 / 1e6 / median(&mt).max(1e-9)),
+        memcpy_rel: dt.iter().map(|d| relative_to_memcpy(&mt, d)).collect(),
     })
 }
 
@@ -580,6 +596,7 @@ pub fn schunk(
         reps,
         bytes: src.len(),
         memcpy: None,
+        memcpy_rel: None,
     })
 }
 
@@ -659,6 +676,7 @@ pub fn getitem(
         reps,
         bytes: src.len(),
         memcpy: None,
+        memcpy_rel: None,
     })
 }
 

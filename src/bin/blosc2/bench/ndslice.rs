@@ -166,5 +166,6 @@ pub fn slice(
         reps,
         bytes: want.len(),
         memcpy: None,
+        memcpy_rel: None,
     })
 }
