@@ -399,8 +399,8 @@ impl SChunk {
             // A chunk that kept most of its size: hand the scratch over
             // (shrinking in place) rather than copying it out, as C
             // compresses into a fresh buffer and shrinks it. The next call
-            // gets a new scratch; a large one comes zeroed from the system
-            // at no cost before it is written.
+            // gets a new scratch; a chunk-sized one is fresh zeroed pages
+            // from the system (what C's malloc gets too), with no memset.
             let mut chunk = std::mem::take(&mut self.compress_scratch);
             chunk.truncate(n);
             chunk.shrink_to_fit();
