@@ -260,7 +260,8 @@ fn match_end(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) 
     match_end_long(s, ip, r, bound)
 }
 
-/// [`match_end`] as a call: inlined into the probe's per-byte scan, its
+/// [`match_end`] as a call, for the probe's matches that do not end in
+/// their first 8 bytes: inlined whole into the probe's per-byte scan, its
 /// code costs that loop registers it needs on every byte.
 #[inline(never)]
 fn match_end_apart(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) -> usize {
@@ -385,7 +386,18 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             // A zero distance (the empty table's position 0 seen from
             // position 0) and distances >= MAX_FARDISTANCE are no candidates.
             if r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq {
-                let end = match_end_apart(s, ip + 4, r + 4, ip_bound, guess);
+                // The first 8 bytes here (where most matches end), the
+                // rest in a call.
+                let x = if ip + 12 <= ip_bound {
+                    read_u64(s, ip + 4) ^ read_u64(s, r + 4)
+                } else {
+                    0
+                };
+                let end = if x != 0 {
+                    ip + 4 + first_difference(x, guess) + 1
+                } else {
+                    match_end_apart(s, ip + 4, r + 4, ip_bound, guess)
+                };
                 let len = end - IPSHIFT - ip;
                 if len >= MINLEN {
                     return Some((ip, len, ip - r - 1));
