@@ -247,25 +247,36 @@ fn read_u64(s: &[u8], i: usize) -> u64 {
 /// from one short match to the next (see [`first_difference`]).
 #[inline(always)]
 fn match_end(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) -> usize {
-    // Most matches of unfiltered data end within 8 bytes: test those first,
-    // with no setup. Long matches (runs in shuffled data) go on 16 bytes at
-    // a time.
-    if ip + 8 <= bound {
-        let x = read_u64(s, ip) ^ read_u64(s, r);
-        if x != 0 {
-            return ip + first_difference(x, guess) + 1;
-        }
-        return match_end_long(s, ip + 8, r + 8, bound);
+    match match_end_first_word(s, ip, r, bound, guess) {
+        Ok(end) => end,
+        Err(skip) => match_end_long(s, ip + skip, r + skip, bound),
     }
-    match_end_long(s, ip, r, bound)
 }
 
-/// [`match_end`] as a call, for the probe's matches that do not end in
-/// their first 8 bytes: inlined whole into the probe's per-byte scan, its
-/// code costs that loop registers it needs on every byte.
+/// The first step of [`match_end`]: most matches of unfiltered data end
+/// within 8 bytes, tested first with no setup. `Ok(end)` when the match
+/// ends there; else `Err(skip)`, the bytes known equal (8, or 0 when fewer
+/// than 8 lie before `bound`), for [`match_end_long`] to go on from. Long
+/// matches (runs in shuffled data) go on 16 bytes at a time there.
+#[inline(always)]
+fn match_end_first_word(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) -> Result<usize, usize> {
+    if ip + 8 > bound {
+        return Err(0);
+    }
+    let x = read_u64(s, ip) ^ read_u64(s, r);
+    if x != 0 {
+        Ok(ip + first_difference(x, guess) + 1)
+    } else {
+        Err(8)
+    }
+}
+
+/// [`match_end_long`] as a call, for the probe's matches that do not end
+/// in their first 8 bytes: inlined into the probe's per-byte scan, its
+/// loop costs that scan registers it needs on every byte.
 #[inline(never)]
-fn match_end_apart(s: &[u8], ip: usize, r: usize, bound: usize, guess: &mut EndGuess) -> usize {
-    match_end(s, ip, r, bound, guess)
+fn match_end_long_apart(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
+    match_end_long(s, ip, r, bound)
 }
 
 /// [`match_end`] past its first 8 bytes.
@@ -388,15 +399,9 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             if r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq {
                 // The first 8 bytes here (where most matches end), the
                 // rest in a call.
-                let x = if ip + 12 <= ip_bound {
-                    read_u64(s, ip + 4) ^ read_u64(s, r + 4)
-                } else {
-                    0
-                };
-                let end = if x != 0 {
-                    ip + 4 + first_difference(x, guess) + 1
-                } else {
-                    match_end_apart(s, ip + 4, r + 4, ip_bound, guess)
+                let end = match match_end_first_word(s, ip + 4, r + 4, ip_bound, guess) {
+                    Ok(end) => end,
+                    Err(skip) => match_end_long_apart(s, ip + 4 + skip, r + 4 + skip, ip_bound),
                 };
                 let len = end - IPSHIFT - ip;
                 if len >= MINLEN {
