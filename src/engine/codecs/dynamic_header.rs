@@ -31,14 +31,23 @@ impl CodeLengths {
 const CODE_LENGTH_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
 /// Reads bits least significant first, as DEFLATE packs them.
-struct Bits<'a> {
+pub(super) struct Bits<'a> {
     bytes: &'a [u8],
     next: usize,
     buf: u64,
     count: u32,
 }
 
-impl Bits<'_> {
+impl<'a> Bits<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Bits<'a> {
+        Bits {
+            bytes,
+            next: 0,
+            buf: 0,
+            count: 0,
+        }
+    }
+
     /// Fills the buffer to at least `n` (at most 32) bits, or with what is
     /// left of the input.
     fn refill(&mut self, n: u32) {
@@ -53,7 +62,7 @@ impl Bits<'_> {
     }
 
     /// The next `n` (at most 16) bits, `None` past the end.
-    fn take(&mut self, n: u32) -> Option<u32> {
+    pub(super) fn take(&mut self, n: u32) -> Option<u32> {
         self.refill(n);
         if self.count < n {
             return None;
@@ -110,22 +119,20 @@ impl CodeLengthCode {
     }
 }
 
+/// The DEFLATE data of a zlib stream: `None` unless the header says
+/// method 8 (deflate), no preset dictionary, and its check is valid.
+pub(super) fn deflate_body(stream: &[u8]) -> Option<&[u8]> {
+    let (&cmf, rest) = stream.split_first()?;
+    let (&flg, body) = rest.split_first()?;
+    let valid = cmf & 0x0f == 8 && flg & 0x20 == 0 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0;
+    valid.then_some(body)
+}
+
 /// The code lengths of `stream`'s first block: `None` when the stream is
 /// not zlib-wrapped DEFLATE, when that block is stored or fixed-Huffman, or
 /// when its header is malformed or cut short (the decoder then reports it).
 pub fn first_block(stream: &[u8]) -> Option<CodeLengths> {
-    let (&cmf, rest) = stream.split_first()?;
-    let (&flg, body) = rest.split_first()?;
-    // Method 8 (deflate), no preset dictionary, a valid header check.
-    if cmf & 0x0f != 8 || flg & 0x20 != 0 || (u16::from(cmf) << 8 | u16::from(flg)) % 31 != 0 {
-        return None;
-    }
-    let mut bits = Bits {
-        bytes: body,
-        next: 0,
-        buf: 0,
-        count: 0,
-    };
+    let mut bits = Bits::new(deflate_body(stream)?);
     let _last = bits.take(1)?;
     if bits.take(2)? != 2 {
         return None;
@@ -226,17 +233,7 @@ mod tests {
         assert!(first_block(&[0x78, 0x9c]).is_none());
         let counting: Vec<u8> = (0u64..4096).flat_map(u64::to_le_bytes).collect();
         let good = stream(&counting, 5);
-        for cut in 0..good.len().min(200) {
-            let _ = first_block(&good[..cut]);
-        }
-        let mut state = 0x1234_5678u32;
-        for _ in 0..2000 {
-            let mut bad = good[..good.len().min(120)].to_vec();
-            for _ in 0..3 {
-                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                let at = 2 + (state >> 8) as usize % (bad.len() - 2);
-                bad[at] ^= 1 << (state >> 28 & 7);
-            }
+        for bad in zlib::cut_and_damaged(&good) {
             let _ = first_block(&bad);
         }
     }

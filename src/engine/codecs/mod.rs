@@ -6,6 +6,7 @@
 pub mod blosclz;
 mod deflate;
 mod dynamic_header;
+mod fixed_block;
 mod inflate;
 pub mod lz4;
 pub mod lz4hc;

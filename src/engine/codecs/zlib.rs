@@ -39,6 +39,25 @@ pub fn compressed(level: u8, data: &[u8]) -> Vec<u8> {
     c
 }
 
+/// `good` cut at every length up to 200 bytes, then 2000 copies of its
+/// first 120 bytes with 3 bits flipped past the zlib header (test inputs
+/// for readers that must refuse without panicking).
+#[cfg(test)]
+pub fn cut_and_damaged(good: &[u8]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = (0..good.len().min(200)).map(|cut| good[..cut].to_vec()).collect();
+    let mut state = 0x1234_5678u32;
+    for _ in 0..2000 {
+        let mut bad = good[..good.len().min(120)].to_vec();
+        for _ in 0..3 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let at = 2 + (state >> 8) as usize % (bad.len() - 2);
+            bad[at] ^= 1 << (state >> 28 & 7);
+        }
+        out.push(bad);
+    }
+    out
+}
+
 /// Decompress a zlib stream into `dst`; `None` when malformed.
 pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     let mut dest_len = dst.len() as libz_rs_sys::uLongf;
