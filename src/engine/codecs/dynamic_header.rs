@@ -1,6 +1,7 @@
 //! The Huffman code lengths of the first block of a zlib stream, when it is
 //! a dynamic-Huffman block (RFC 1951, 3.2.7): what the encoder counted, so
-//! a cheap look at what the stream is made of before decoding it.
+//! a cheap look at what the stream is made of before decoding it. The bit
+//! reader and the zlib header check also serve [`super::fixed_block`].
 
 /// Most literal/length and distance codes a block can declare.
 const MAX_LITLEN: usize = 288;
@@ -39,6 +40,7 @@ pub(super) struct Bits<'a> {
 }
 
 impl<'a> Bits<'a> {
+    /// A reader at the first bit of `bytes`.
     pub(super) fn new(bytes: &'a [u8]) -> Bits<'a> {
         Bits {
             bytes,
