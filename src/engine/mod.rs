@@ -20,5 +20,6 @@ pub mod filters;
 pub mod frame;
 pub mod header;
 pub mod params;
+pub mod plugins;
 pub mod schunk;
 pub mod threads;

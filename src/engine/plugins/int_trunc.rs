@@ -1,0 +1,1 @@
+//! The INT_TRUNC plugin (C-Blosc2 3.3.5).

@@ -1,0 +1,1 @@
+//! The NDLZ plugin (C-Blosc2 3.3.5).
