@@ -1,1 +1,0 @@
-//! The NDLZ plugin (C-Blosc2 3.3.5).
