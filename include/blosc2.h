@@ -650,6 +650,91 @@ typedef void (*blosc_threads_callback)(void *callback_data,
                                        void *jobdata);
 
 /**
+ * Open callback of an I/O backend.
+ */
+typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close callback of an I/O backend.
+ */
+typedef int (*blosc2_close_cb)(void *stream);
+
+/**
+ * Size callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_size_cb)(void *stream);
+
+/**
+ * Positioned write callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_write_cb)(const void *ptr,
+                                   int64_t size,
+                                   int64_t nitems,
+                                   int64_t position,
+                                   void *stream);
+
+/**
+ * Positioned read callback of an I/O backend.
+ */
+typedef int64_t (*blosc2_read_cb)(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
+
+/**
+ * Truncate callback of an I/O backend.
+ */
+typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
+
+/**
+ * Destroy callback of an I/O backend (frees its params).
+ */
+typedef int (*blosc2_destroy_cb)(void *params);
+
+/**
+ * A set of I/O callbacks registered under an id.
+ */
+typedef struct {
+  /**
+   * Backend id.
+   */
+  uint8_t id;
+  /**
+   * Backend name.
+   */
+  char *name;
+  /**
+   * True when `read` expects the caller to provide the buffer.
+   */
+  bool is_allocation_necessary;
+  /**
+   * Open a stream.
+   */
+  blosc2_open_cb open;
+  /**
+   * Close a stream.
+   */
+  blosc2_close_cb close;
+  /**
+   * Size of a stream.
+   */
+  blosc2_size_cb size;
+  /**
+   * Write to a stream.
+   */
+  blosc2_write_cb write;
+  /**
+   * Read from a stream.
+   */
+  blosc2_read_cb read;
+  /**
+   * Truncate a stream.
+   */
+  blosc2_truncate_cb truncate;
+  /**
+   * Release the backend params.
+   */
+  blosc2_destroy_cb destroy;
+} blosc2_io_cb;
+
+/**
  * Which I/O backend a storage uses, and its parameters.
  */
 typedef struct {
@@ -920,91 +1005,6 @@ typedef struct {
    */
   uint8_t flags[4];
 } blosc2_instr;
-
-/**
- * Open callback of an I/O backend.
- */
-typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
-
-/**
- * Close callback of an I/O backend.
- */
-typedef int (*blosc2_close_cb)(void *stream);
-
-/**
- * Size callback of an I/O backend.
- */
-typedef int64_t (*blosc2_size_cb)(void *stream);
-
-/**
- * Positioned write callback of an I/O backend.
- */
-typedef int64_t (*blosc2_write_cb)(const void *ptr,
-                                   int64_t size,
-                                   int64_t nitems,
-                                   int64_t position,
-                                   void *stream);
-
-/**
- * Positioned read callback of an I/O backend.
- */
-typedef int64_t (*blosc2_read_cb)(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
-/**
- * Truncate callback of an I/O backend.
- */
-typedef int (*blosc2_truncate_cb)(void *stream, int64_t size);
-
-/**
- * Destroy callback of an I/O backend (frees its params).
- */
-typedef int (*blosc2_destroy_cb)(void *params);
-
-/**
- * A set of I/O callbacks registered under an id.
- */
-typedef struct {
-  /**
-   * Backend id.
-   */
-  uint8_t id;
-  /**
-   * Backend name.
-   */
-  char *name;
-  /**
-   * True when `read` expects the caller to provide the buffer.
-   */
-  bool is_allocation_necessary;
-  /**
-   * Open a stream.
-   */
-  blosc2_open_cb open;
-  /**
-   * Close a stream.
-   */
-  blosc2_close_cb close;
-  /**
-   * Size of a stream.
-   */
-  blosc2_size_cb size;
-  /**
-   * Write to a stream.
-   */
-  blosc2_write_cb write;
-  /**
-   * Read from a stream.
-   */
-  blosc2_read_cb read;
-  /**
-   * Truncate a stream.
-   */
-  blosc2_truncate_cb truncate;
-  /**
-   * Release the backend params.
-   */
-  blosc2_destroy_cb destroy;
-} blosc2_io_cb;
 
 /**
  * A tuner plugin: callbacks that choose block sizes and parameters.
@@ -1582,6 +1582,25 @@ BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize)
 BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
 
 /**
+ * Register user-defined I/O callbacks under `io->id` (160 to 255). Returns
+ * 0, also when the same id is registered again with the same name;
+ * `BLOSC2_ERROR_PLUGIN_IO` (-30) for an id below 160, an id registered
+ * under another name, or a full table; `BLOSC2_ERROR_INVALID_PARAM` for
+ * NULL. The struct is copied; its name must outlive the registration.
+ *
+ * # Safety
+ * `io` must be NULL or point to a valid `blosc2_io_cb` whose name is NULL
+ * or NUL-terminated.
+ */
+BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
+
+/**
+ * The callbacks registered under `id` (the built-in ones for 0 and 1), or
+ * NULL when none are, or before `blosc2_init` (as 3.3.5).
+ */
+BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+/**
  * The library version, "3.3.5".
  */
 BLOSC_EXPORT const char *blosc2_get_version_string(void);
@@ -1876,13 +1895,15 @@ int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk,
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
 
 /**
- * `blosc2_schunk_open_offset` through an I/O backend: the filesystem and
- * memory-mapped files (modes `r`, `r+`, `w+`, served with plain file
- * access) are supported; other backends give NULL, as does a NULL `udio`.
+ * `blosc2_schunk_open_offset` through the I/O backend `udio` names
+ * (every file access of the super-chunk then goes through it). Returns
+ * NULL for a NULL `udio`, an id nothing is registered under, or what
+ * `blosc2_schunk_open_offset` refuses; on failure the backend's params
+ * are released with its `destroy` callback, as in 3.3.5.
  *
  * # Safety
- * `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid (its
- * params a `blosc2_stdio_mmap` for the mmap backend).
+ * `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid, with
+ * params that its backend's callbacks accept.
  */
 BLOSC_EXPORT
 blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
@@ -2233,6 +2254,164 @@ void blosc2_multidim_to_unidim(const int64_t *index,
                                int64_t *i);
 
 /**
+ * Open `urlpath` with a C `fopen` mode. Returns a stream for the other
+ * `blosc2_stdio_*` functions, or NULL (NULL arguments, unknown modes,
+ * files that cannot be opened). `params` is unused.
+ *
+ * # Safety
+ * `urlpath` and `mode` must be NULL or NUL-terminated.
+ */
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close a stream from `blosc2_stdio_open` and free it. Returns 0, or -1
+ * for NULL (or `fclose`'s error).
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int blosc2_stdio_close(void *stream);
+
+/**
+ * Size of the stream's file in bytes, or -1.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+
+/**
+ * Write `nitems` items of `size` bytes at `position`. Returns the number
+ * of whole items written (0 on invalid arguments).
+ *
+ * # Safety
+ * `ptr` must be readable for `size * nitems` bytes; `stream` NULL or live.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
+
+/**
+ * Read `nitems` items of `size` bytes at `position` into `*ptr`. Returns
+ * the number of whole items read (0 on invalid arguments or a NULL
+ * `*ptr`).
+ *
+ * # Safety
+ * `ptr` must be NULL or point to a buffer pointer writable for
+ * `size * nitems` bytes; `stream` NULL or live.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_read(void **ptr,
+                          int64_t size,
+                          int64_t nitems,
+                          int64_t position,
+                          void *stream);
+
+/**
+ * Cut or extend the stream's file to `size` bytes. Returns 0 or -1.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
+
+/**
+ * Release the backend's params: nothing to do for the file system.
+ *
+ * # Safety
+ * None (the pointer is not used).
+ */
+BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
+
+/**
+ * Map `urlpath` as `params` (a `blosc2_stdio_mmap`) asks and return
+ * `params` as the stream. Mapping happens once per struct: later calls
+ * with the same path return it again, other paths (a sparse frame's chunk
+ * files) give NULL. NULL also for NULL arguments, a NULL or unknown mode
+ * (`r`, `r+`, `w+`, `c`), and files that cannot be opened or mapped.
+ * `mode` is ignored (the struct's mode decides); the struct's `mode` is
+ * set to NULL once mapped, as 3.3.5 does.
+ *
+ * # Safety
+ * `urlpath` must be NULL or NUL-terminated; `params` NULL or a valid
+ * `blosc2_stdio_mmap` whose `mode` is NULL or NUL-terminated.
+ */
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+ *
+ * # Safety
+ * None (the pointer is not used).
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
+
+/**
+ * The mapped file's (logical) size, or -1 for a stream that is not open.
+ *
+ * # Safety
+ * `stream` must be NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
+
+/**
+ * Write `nitems` items of `size` bytes at `position`, growing the file
+ * and the mapping as needed (in mode `c` only in memory). Returns
+ * `nitems`, or 0 on invalid arguments, a read-only mapping or a failure.
+ *
+ * # Safety
+ * `ptr` must be NULL or readable for `size * nitems` bytes; `stream` NULL
+ * or a `blosc2_stdio_mmap` opened by `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_write(const void *ptr,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+/**
+ * Point `*ptr` at the `size * nitems` mapped bytes at `position` (valid
+ * until the next write, truncation or destroy). Returns `nitems`, or 0
+ * with `*ptr` NULL for invalid arguments or bytes past the end.
+ *
+ * # Safety
+ * `ptr` must be NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`
+ * opened by `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_read(void **ptr,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+/**
+ * Set the file size to `size` (the file itself is not changed in mode
+ * `c`). Returns 0, or -1 for a negative size, a stream that is not open
+ * or a failure.
+ *
+ * # Safety
+ * `stream` must be NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
+
+/**
+ * Unmap (after writing modified pages of a shared mapping back) and close
+ * the file, free the path copy, and the struct itself when `needs_free`.
+ * Returns 0, or -1 for NULL, a struct that was never opened (it is still
+ * released) or a failure to sync.
+ *
+ * # Safety
+ * `params` must be NULL or a valid `blosc2_stdio_mmap` (`malloc`ed when
+ * `needs_free`), not used again when it was freed.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
+
+/**
  * Compress `nblocks` buffers (`srcs[i]`, `srcsizes[i]` bytes each) into
  * one VL-block chunk in `dest`. Returns the chunk size, 0 when it does
  * not fit, or a negative code.
@@ -2308,22 +2487,6 @@ extern "C" {
 BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
 BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
-BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
-BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
-BLOSC_EXPORT int blosc2_stdio_close(void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
-BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
-BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
-BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_mmap_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-BLOSC_EXPORT int64_t blosc2_stdio_mmap_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
-BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
 
 /* Default parameter sets (each also available through a getter). */
 static const blosc2_io BLOSC2_IO_DEFAULTS = {BLOSC2_IO_FILESYSTEM, "filesystem", NULL};

@@ -275,6 +275,16 @@ fn schunk_frames() {
 }
 
 #[test]
+fn io_backends() {
+    run("io_backends");
+}
+
+#[test]
+fn mmap() {
+    run("mmap");
+}
+
+#[test]
 fn schunk_meta() {
     run("schunk_meta");
 }

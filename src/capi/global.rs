@@ -70,6 +70,11 @@ pub extern "C" fn blosc2_init() {
     })
 }
 
+/// Whether `blosc2_init` was called (and `blosc2_destroy` not since).
+pub(crate) fn is_initialized() -> bool {
+    GLOBALS.lock().unwrap_or_else(|p| p.into_inner()).initialized
+}
+
 /// Release the library's global resources. Global parameters set with
 /// `blosc1_set_compressor` and friends keep their values.
 #[no_mangle]

@@ -22,6 +22,7 @@ pub mod context;
 pub(crate) mod convert;
 pub(crate) mod env;
 pub mod global;
+pub mod io_cb;
 pub mod misc;
 /// cbindgen:ignore
 pub mod recordio;
@@ -29,6 +30,8 @@ pub mod schunk;
 pub mod schunk_frame;
 pub mod schunk_meta;
 pub mod schunk_slice;
+pub mod stdio;
+pub mod stdio_mmap;
 pub mod types;
 pub mod types_schunk;
 pub mod vl;

@@ -14,7 +14,8 @@ use std::ptr;
 use crate::engine::schunk::{self as eschunk, SChunk};
 
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
-use super::schunk::{io_supported, lookup, malloc_bytes, path_arg, register, with_state, Init};
+use super::io_cb::{backend_for, destroy_backend};
+use super::schunk::{lookup, malloc_bytes, path_arg, register, with_state, Init};
 use super::types::blosc2_io;
 use super::types_schunk::blosc2_schunk;
 
@@ -59,13 +60,15 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offse
     })
 }
 
-/// `blosc2_schunk_open_offset` through an I/O backend: the filesystem and
-/// memory-mapped files (modes `r`, `r+`, `w+`, served with plain file
-/// access) are supported; other backends give NULL, as does a NULL `udio`.
+/// `blosc2_schunk_open_offset` through the I/O backend `udio` names
+/// (every file access of the super-chunk then goes through it). Returns
+/// NULL for a NULL `udio`, an id nothing is registered under, or what
+/// `blosc2_schunk_open_offset` refuses; on failure the backend's params
+/// are released with its `destroy` callback, as in 3.3.5.
 ///
 /// # Safety
-/// `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid (its
-/// params a `blosc2_stdio_mmap` for the mmap backend).
+/// `urlpath` must be NULL or NUL-terminated; `udio` NULL or valid, with
+/// params that its backend's callbacks accept.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     urlpath: *const c_char,
@@ -78,24 +81,26 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
         }
         // SAFETY: valid per the contract.
         let io = unsafe { *udio };
-        // SAFETY: as above.
-        if !unsafe { io_supported(&io) } {
-            return ptr::null_mut();
-        }
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let Ok(path) = (unsafe { path_arg(urlpath) }) else {
+        let Ok(fs) = backend_for(&io) else {
             return ptr::null_mut();
         };
-        if path.is_empty() || offset < 0 {
-            return ptr::null_mut();
-        }
-        match SChunk::open(path, offset) {
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let path = match unsafe { path_arg(urlpath) } {
+            Ok(p) if !p.is_empty() && offset >= 0 => p,
+            _ => return ptr::null_mut(),
+        };
+        let fs = fs.unwrap_or_else(crate::engine::io::std_fs);
+        match SChunk::open_with(path, offset, fs) {
             Ok(sc) => {
                 let mut init = Init::from_engine(&sc, Some(path.to_string()));
                 init.io = io;
                 register(sc, init)
             }
-            Err(_) => ptr::null_mut(),
+            Err(_) => {
+                // SAFETY: the caller's params, for its backend.
+                unsafe { destroy_backend(&io) };
+                ptr::null_mut()
+            }
         }
     })
 }

@@ -2,7 +2,8 @@
 //!
 //! `unsafe` is denied here; only the SIMD kernels (`filters::*::{sse2,avx2}`),
 //! the unchecked LZ4 decoding loop (`codecs::lz4::decode_fast`) and the zlib
-//! FFI calls (`codecs::zlib`, `codecs::zlib_stream`) opt out, each block
+//! FFI calls (`codecs::zlib`, `codecs::zlib_stream`) and the creation of
+//! memory mappings (`io::mmap`) opt out, each block
 //! with a `SAFETY` comment, and each kernel has a safe twin its tests
 //! compare against.
 
@@ -19,6 +20,7 @@ pub mod error;
 pub mod filters;
 pub mod frame;
 pub mod header;
+pub mod io;
 pub mod params;
 pub mod plugins;
 pub mod schunk;

@@ -70,8 +70,6 @@ use super::vl::blosc2_vldecompress_block_ctx;
 const ERR_SCHUNK_SPECIAL: c_int = -29;
 /// `BLOSC2_IO_FILESYSTEM`.
 const IO_FILESYSTEM: u8 = 0;
-/// `BLOSC2_IO_FILESYSTEM_MMAP`.
-const IO_FILESYSTEM_MMAP: u8 = 1;
 
 mod heap;
 mod storage;
@@ -507,30 +505,6 @@ pub(crate) unsafe fn locking_requested(io: &blosc2_io) -> bool {
     std::env::var_os("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// Whether an I/O backend is one this library serves with plain file
-/// access: the filesystem, or memory-mapped files in modes `r`, `r+` and
-/// `w+` (same results). User-defined backends and the copy-on-write `c`
-/// mode (whose changes must not reach the file) are not supported.
-///
-/// # Safety
-/// For the mmap backend, `io.params` must be NULL or point to a valid
-/// `blosc2_stdio_mmap`.
-pub(crate) unsafe fn io_supported(io: &blosc2_io) -> bool {
-    match io.id {
-        IO_FILESYSTEM => true,
-        IO_FILESYSTEM_MMAP => {
-            let params = io.params.cast::<super::types_schunk::blosc2_stdio_mmap>();
-            if params.is_null() {
-                return true;
-            }
-            // SAFETY: a valid mmap params struct per the contract.
-            let mode = unsafe { c_str((*params).mode) };
-            matches!(mode, None | Some("r" | "r+" | "w+"))
-        }
-        _ => false,
-    }
-}
-
 /// Wrap an engine super-chunk into a new handle. NULL when the contexts
 /// cannot be created (undefined filters, tuners) or memory runs out.
 pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
@@ -642,7 +616,20 @@ fn release(st: &mut State) {
         blosc2_free_ctx(p.dctx);
     }
     cfree(p.blockshape);
-    free_storage(p.storage);
+    let storage = p.storage;
+    // Close the frame's files before the backend releases its params
+    // (3.3.5 frees the frame after, but its streams are closed by then).
+    if let Ok(empty) = SChunk::new(Storage::default()) {
+        st.sc = empty;
+    }
+    // SAFETY: our malloc'ed storage and io copies; the io params are the
+    // caller's, valid until the backend's destroy releases them.
+    unsafe {
+        if !storage.is_null() && !(*storage).io.is_null() {
+            let _ = crate::capi::io_cb::destroy_backend(&*(*storage).io);
+        }
+    }
+    free_storage(storage);
     if !st.user_cframe.is_null() && !st.avoid_cframe_free {
         cfree(st.user_cframe);
     }

@@ -15,7 +15,7 @@ pub(crate) struct CStorage {
 }
 
 /// Read a storage; `None` where 3.3.5 gives NULL (undefined filters, a
-/// tuner, an unknown I/O backend) or for a non-UTF-8 path. `fallback`
+/// tuner, an I/O backend id nothing is registered under) or for a non-UTF-8 path. `fallback`
 /// supplies the engine and C compression parameters when
 /// `storage->cparams` is NULL (the defaults for a new super-chunk).
 ///
@@ -62,16 +62,14 @@ pub(crate) unsafe fn read_storage(
         // SAFETY: valid per the contract.
         unsafe { *s.io }
     };
-    // SAFETY: the io struct's params are valid per the contract.
-    if !unsafe { io_supported(&io) } {
-        return None;
-    }
+    // An id no backend is registered under gives NULL, as in 3.3.5.
+    let fs = crate::capi::io_cb::backend_for(&io).ok()?;
     let engine = Storage {
         contiguous: s.contiguous,
         urlpath: urlpath.clone(),
         cparams: engine_cp,
         dparams: dctx_setup(&dparams).engine,
-        fs: None,
+        fs,
     };
     Some(CStorage {
         engine,

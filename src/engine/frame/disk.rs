@@ -331,8 +331,10 @@ impl Frame {
     }
 
     /// Compact when this handle has produced more dead bytes than live ones.
+    /// Backends without atomic renames (user callbacks, mmap) are never
+    /// compacted behind the caller's back: that writes a second file.
     fn maybe_compact(&mut self, props: &Props) -> Result<()> {
-        if self.growth < COMPACT_MIN_DEAD || self.growth * 2 < self.hdr.cbytes {
+        if !self.fs.renames_atomically() || self.growth < COMPACT_MIN_DEAD || self.growth * 2 < self.hdr.cbytes {
             return Ok(());
         }
         let live = self.live_bytes()?;

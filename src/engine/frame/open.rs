@@ -194,10 +194,11 @@ impl Frame {
     /// Open the frame stored in `path` (a file, at `offset`, or a sparse
     /// frame directory). Only the header, offsets and trailer are read.
     pub fn open(fs: Arc<dyn FrameFs>, path: &Path, offset: u64) -> Result<Frame> {
+        // A path the file system does not know may still be a file of the
+        // backend (user callbacks keeping files elsewhere): its open decides.
         match fs.stat(path) {
-            None => Err(Error::FileOpen),
             Some(true) => Frame::open_sparse(fs, path),
-            Some(false) => Frame::open_file(fs, path, offset),
+            Some(false) | None => Frame::open_file(fs, path, offset),
         }
     }
 

@@ -1,0 +1,377 @@
+//! The memory-mapped file backend's callbacks (`blosc2_stdio_mmap_*`).
+//!
+//! The stream is the caller's `blosc2_stdio_mmap` itself, as in 3.3.5:
+//! `open` maps the file once per struct (later opens of the same path
+//! return it, other paths are refused) and fills its public fields
+//! (`addr`, `urlpath`, `file_size`, `mapping_size`, `is_memory_only`,
+//! `file`, `fd`, `access_flags`, `map_flags`), kept current after every
+//! write and truncation; `destroy` unmaps, closes and frees what `open`
+//! allocated (and the struct itself when `needs_free`). The mapping is the
+//! engine's [`MmapFile`], kept here by the struct's address.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::path::Path;
+use std::ptr;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use crate::engine::io::mmap::{MmapFile, MmapMode};
+
+use super::alloc::malloc_cstring;
+use super::boundary::{c_str, ffi_boundary};
+use super::types_schunk::blosc2_stdio_mmap;
+
+/// The open mappings, by the address of their `blosc2_stdio_mmap`.
+fn maps() -> MutexGuard<'static, HashMap<usize, MmapFile>> {
+    static MAPS: OnceLock<Mutex<HashMap<usize, MmapFile>>> = OnceLock::new();
+    MAPS.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// `[info]` lines, printed when `BLOSC_INFO` is set (3.3.5's `BLOSC_INFO`).
+fn info(msg: &str) {
+    if std::env::var_os("BLOSC_INFO").is_some() {
+        eprintln!("[INFO] - {msg}");
+    }
+}
+
+/// `[error]` lines, printed when `BLOSC_TRACE` is set.
+fn trace_error(msg: &str) {
+    if std::env::var_os("BLOSC_TRACE").is_some() {
+        eprintln!("[error] - {msg} ({}:{})", file!(), line!());
+    }
+}
+
+/// Copy the mapping's state into the public struct.
+fn publish(s: &mut blosc2_stdio_mmap, m: &MmapFile) {
+    s.addr = m.addr().cast_mut().cast::<c_char>();
+    s.file_size = m.size() as usize;
+    s.mapping_size = m.mapping_size();
+}
+
+#[cfg(unix)]
+fn os_flags(mode: MmapMode) -> (i64, i64) {
+    let access = match mode {
+        MmapMode::Read => libc::PROT_READ,
+        _ => libc::PROT_READ | libc::PROT_WRITE,
+    };
+    let map = if mode.memory_only() {
+        libc::MAP_PRIVATE
+    } else {
+        libc::MAP_SHARED
+    };
+    (i64::from(access), i64::from(map))
+}
+
+#[cfg(not(unix))]
+fn os_flags(_mode: MmapMode) -> (i64, i64) {
+    (-1, -1)
+}
+
+/// A `FILE *` on a duplicate of the mapping's descriptor (3.3.5's `file`
+/// field), NULL where that is not possible.
+#[cfg(unix)]
+fn stream_for(m: &MmapFile) -> (*mut libc::FILE, c_int) {
+    use std::os::fd::AsRawFd;
+    let fd = m.file().as_raw_fd();
+    let mode = if m.mode() == MmapMode::Read || m.mode().memory_only() {
+        c"rb"
+    } else {
+        c"rb+"
+    };
+    // SAFETY: `fd` is open; the duplicate is owned by the FILE (closed by
+    // `destroy`) or closed here on failure.
+    unsafe {
+        let dup = libc::dup(fd);
+        if dup < 0 {
+            return (ptr::null_mut(), fd);
+        }
+        let f = libc::fdopen(dup, mode.as_ptr());
+        if f.is_null() {
+            libc::close(dup);
+        }
+        (f, fd)
+    }
+}
+
+#[cfg(not(unix))]
+fn stream_for(_m: &MmapFile) -> (*mut libc::FILE, c_int) {
+    (ptr::null_mut(), -1)
+}
+
+/// Map `urlpath` as `params` (a `blosc2_stdio_mmap`) asks and return
+/// `params` as the stream. Mapping happens once per struct: later calls
+/// with the same path return it again, other paths (a sparse frame's chunk
+/// files) give NULL. NULL also for NULL arguments, a NULL or unknown mode
+/// (`r`, `r+`, `w+`, `c`), and files that cannot be opened or mapped.
+/// `mode` is ignored (the struct's mode decides); the struct's `mode` is
+/// set to NULL once mapped, as 3.3.5 does.
+///
+/// # Safety
+/// `urlpath` must be NULL or NUL-terminated; `params` NULL or a valid
+/// `blosc2_stdio_mmap` whose `mode` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(
+    urlpath: *const c_char,
+    mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
+    let _ = mode;
+    ffi_boundary!(ptr::null_mut(), {
+        if urlpath.is_null() || params.is_null() {
+            trace_error("Invalid arguments for memory-mapped open.");
+            return ptr::null_mut();
+        }
+        // SAFETY: valid per the contract.
+        let s = unsafe { &mut *params.cast::<blosc2_stdio_mmap>() };
+        // SAFETY: NUL-terminated per the contract.
+        let path = unsafe { CStr::from_ptr(urlpath) };
+        let mut maps = maps();
+        if let Some(m) = maps.get(&(params as usize)) {
+            // SAFETY: our own malloc'ed copy of the path.
+            let same = !s.urlpath.is_null() && unsafe { CStr::from_ptr(s.urlpath) } == path;
+            if !same {
+                trace_error("The memory-mapped file is already opened with another path (sparse frames cannot be memory-mapped).");
+                return ptr::null_mut();
+            }
+            publish(s, m);
+            return params;
+        }
+        if !s.addr.is_null() {
+            trace_error("Memory-mapped file has invalid state: it is not open here.");
+            return ptr::null_mut();
+        }
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let Some(mode_str) = (unsafe { c_str(s.mode) }) else {
+            trace_error("Memory-mapped mode is NULL.");
+            return ptr::null_mut();
+        };
+        let Some(mode) = MmapMode::parse(mode_str) else {
+            trace_error(&format!("Mode {mode_str} not supported for memory-mapped files."));
+            return ptr::null_mut();
+        };
+        let Ok(path_str) = path.to_str() else {
+            return ptr::null_mut();
+        };
+        let m = match MmapFile::open(Path::new(path_str), mode, s.initial_mapping_size) {
+            Ok(m) => m,
+            Err(_) => {
+                trace_error(&format!("Cannot open or map the file {path_str} in mode {mode_str}."));
+                return ptr::null_mut();
+            }
+        };
+        let owned_path = malloc_cstring(path_str);
+        if owned_path.is_null() {
+            return ptr::null_mut();
+        }
+        let (file, fd) = stream_for(&m);
+        let (access, map) = os_flags(mode);
+        s.urlpath = owned_path;
+        s.is_memory_only = mode.memory_only();
+        s.file = file;
+        s.fd = fd;
+        s.access_flags = access;
+        s.map_flags = map;
+        publish(s, &m);
+        info(&format!(
+            "Opened memory-mapped file {path_str} in mode {mode_str} with an mapping size of {} bytes.",
+            m.mapping_size()
+        ));
+        s.mode = ptr::null();
+        maps.insert(params as usize, m);
+        params
+    })
+}
+
+/// Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+///
+/// # Safety
+/// None (the pointer is not used).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
+    let _ = stream;
+    0
+}
+
+/// The mapped file's (logical) size, or -1 for a stream that is not open.
+///
+/// # Safety
+/// `stream` must be NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
+    ffi_boundary!(-1, {
+        maps()
+            .get(&(stream as usize))
+            .map_or(-1, |m| i64::try_from(m.size()).unwrap_or(i64::MAX))
+    })
+}
+
+/// `size * nitems` and `position + size * nitems`, when all fit.
+fn extent(size: i64, nitems: i64, position: i64) -> Option<(usize, u64)> {
+    if size < 0 || nitems < 0 || position < 0 {
+        return None;
+    }
+    let n = size.checked_mul(nitems)?;
+    position.checked_add(n)?;
+    Some((usize::try_from(n).ok()?, position as u64))
+}
+
+/// Write `nitems` items of `size` bytes at `position`, growing the file
+/// and the mapping as needed (in mode `c` only in memory). Returns
+/// `nitems`, or 0 on invalid arguments, a read-only mapping or a failure.
+///
+/// # Safety
+/// `ptr` must be NULL or readable for `size * nitems` bytes; `stream` NULL
+/// or a `blosc2_stdio_mmap` opened by `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_write(
+    ptr: *const c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    ffi_boundary!(0, {
+        let Some((n, pos)) = extent(size, nitems, position) else {
+            trace_error("Invalid arguments for mmap write.");
+            return 0;
+        };
+        if ptr.is_null() || n == 0 {
+            return 0;
+        }
+        let mut maps = maps();
+        let Some(m) = maps.get_mut(&(stream as usize)) else {
+            return 0;
+        };
+        // SAFETY: readable for `n` bytes per the contract.
+        let data = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), n) };
+        if m.write(pos, data).is_err() {
+            trace_error("Cannot write to the memory-mapped file.");
+            return 0;
+        }
+        // SAFETY: the open struct per the contract.
+        publish(unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() }, m);
+        nitems
+    })
+}
+
+/// Point `*ptr` at the `size * nitems` mapped bytes at `position` (valid
+/// until the next write, truncation or destroy). Returns `nitems`, or 0
+/// with `*ptr` NULL for invalid arguments or bytes past the end.
+///
+/// # Safety
+/// `ptr` must be NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`
+/// opened by `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_read(
+    ptr: *mut *mut c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    ffi_boundary!(0, {
+        if ptr.is_null() {
+            return 0;
+        }
+        // SAFETY: writable per the contract.
+        unsafe { *ptr = ptr::null_mut() };
+        let Some((n, pos)) = extent(size, nitems, position) else {
+            trace_error("Invalid arguments for mmap read.");
+            return 0;
+        };
+        let maps = maps();
+        let Some(m) = maps.get(&(stream as usize)) else {
+            return 0;
+        };
+        match m.read(pos, n) {
+            Ok(bytes) => {
+                // SAFETY: writable per the contract.
+                unsafe { *ptr = bytes.as_ptr().cast_mut().cast() };
+                nitems
+            }
+            Err(_) => {
+                trace_error("Cannot read beyond the end of the memory-mapped file.");
+                0
+            }
+        }
+    })
+}
+
+/// Set the file size to `size` (the file itself is not changed in mode
+/// `c`). Returns 0, or -1 for a negative size, a stream that is not open
+/// or a failure.
+///
+/// # Safety
+/// `stream` must be NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
+    ffi_boundary!(-1, {
+        if size < 0 {
+            return -1;
+        }
+        let mut maps = maps();
+        let Some(m) = maps.get_mut(&(stream as usize)) else {
+            return -1;
+        };
+        let r = m.truncate(size as u64);
+        // SAFETY: the open struct per the contract.
+        publish(unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() }, m);
+        if r.is_ok() {
+            0
+        } else {
+            -1
+        }
+    })
+}
+
+/// Unmap (after writing modified pages of a shared mapping back) and close
+/// the file, free the path copy, and the struct itself when `needs_free`.
+/// Returns 0, or -1 for NULL, a struct that was never opened (it is still
+/// released) or a failure to sync.
+///
+/// # Safety
+/// `params` must be NULL or a valid `blosc2_stdio_mmap` (`malloc`ed when
+/// `needs_free`), not used again when it was freed.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
+    ffi_boundary!(-1, {
+        if params.is_null() {
+            return -1;
+        }
+        let m = maps().remove(&(params as usize));
+        // SAFETY: valid per the contract.
+        let s = unsafe { &mut *params.cast::<blosc2_stdio_mmap>() };
+        let mut err = 0;
+        match m {
+            Some(m) => {
+                if m.flush().is_err() {
+                    trace_error("Cannot sync the memory-mapped file to disk.");
+                    err = -1;
+                }
+                drop(m);
+            }
+            None => {
+                trace_error("Invalid memory-mapped state during destroy.");
+                err = -1;
+            }
+        }
+        if !s.file.is_null() {
+            // SAFETY: the FILE `open` made, closed once.
+            if unsafe { libc::fclose(s.file) } != 0 {
+                err = -1;
+            }
+        }
+        // SAFETY: NULL or our malloc'ed path copy.
+        unsafe { libc::free(s.urlpath.cast()) };
+        s.urlpath = ptr::null_mut();
+        s.file = ptr::null_mut();
+        s.addr = ptr::null_mut();
+        if s.needs_free {
+            // SAFETY: malloc'ed per the contract; not used after this.
+            unsafe { libc::free(params) };
+        }
+        err
+    })
+}
