@@ -274,9 +274,11 @@ static void corrupted_frames(void) {
   blosc2_io uio = BLOSC2_IO_DEFAULTS;
   uio.id = 100; /* a user-defined backend */
   CHECK(blosc2_schunk_open_udio(f, &uio) == NULL);
-  blosc2_stdio_mmap cow = BLOSC2_STDIO_MMAP_DEFAULTS;
-  cow.mode = "c"; /* copy-on-write: not supported */
-  blosc2_io mio = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &cow};
+  blosc2_stdio_mmap bad_mode = BLOSC2_STDIO_MMAP_DEFAULTS;
+  bad_mode.mode = "q"; /* not a mode */
+  blosc2_io mio = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &bad_mode};
+  CHECK(blosc2_schunk_open_offset_udio(f, 0, &mio) == NULL);
+  mio.params = NULL; /* the mmap backend needs its struct */
   CHECK(blosc2_schunk_open_offset_udio(f, 0, &mio) == NULL);
   CHECK(blosc2_schunk_open("") == NULL);
 
