@@ -833,6 +833,128 @@ typedef struct {
 } blosc2_stdio_mmap;
 
 /**
+ * Codec encoder callback.
+ */
+typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       blosc2_cparams *cparams,
+                                       const void *chunk);
+
+/**
+ * Codec decoder callback.
+ */
+typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       blosc2_dparams *dparams,
+                                       const void *chunk);
+
+/**
+ * A codec plugin.
+ */
+typedef struct {
+  /**
+   * Codec id.
+   */
+  uint8_t compcode;
+  /**
+   * Codec name.
+   */
+  char *compname;
+  /**
+   * Library (format) number.
+   */
+  uint8_t complib;
+  /**
+   * Format version.
+   */
+  uint8_t version;
+  /**
+   * Encoder.
+   */
+  blosc2_codec_encoder_cb encoder;
+  /**
+   * Decoder.
+   */
+  blosc2_codec_decoder_cb decoder;
+} blosc2_codec;
+
+/**
+ * Filter forward callback: (src, dest, size, meta, cparams, id).
+ */
+typedef int (*blosc2_filter_forward_cb)(const uint8_t*, uint8_t*, int32_t, uint8_t, blosc2_cparams*, uint8_t);
+
+/**
+ * Filter backward callback: (src, dest, size, meta, dparams, id).
+ */
+typedef int (*blosc2_filter_backward_cb)(const uint8_t*, uint8_t*, int32_t, uint8_t, blosc2_dparams*, uint8_t);
+
+/**
+ * A filter plugin.
+ */
+typedef struct {
+  /**
+   * Filter id.
+   */
+  uint8_t id;
+  /**
+   * Filter name.
+   */
+  char *name;
+  /**
+   * Filter version.
+   */
+  uint8_t version;
+  /**
+   * Forward (compression) function.
+   */
+  blosc2_filter_forward_cb forward;
+  /**
+   * Backward (decompression) function.
+   */
+  blosc2_filter_backward_cb backward;
+} blosc2_filter;
+
+/**
+ * A tuner plugin: callbacks that choose block sizes and parameters.
+ */
+typedef struct {
+  /**
+   * Initialise the tuner for a pair of contexts (`dctx` may be NULL).
+   */
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  /**
+   * Choose the next block size.
+   */
+  int (*next_blocksize)(blosc2_context *context);
+  /**
+   * Choose the next compression parameters.
+   */
+  int (*next_cparams)(blosc2_context *context);
+  /**
+   * Feed back the time a compression took.
+   */
+  int (*update)(blosc2_context *context, double ctime);
+  /**
+   * Release the tuner state.
+   */
+  int (*free)(blosc2_context *context);
+  /**
+   * Tuner id.
+   */
+  int id;
+  /**
+   * Tuner name.
+   */
+  char *name;
+} blosc2_tuner;
+
+/**
  * A fixed-length metalayer. `name` and `content` live on the C heap.
  */
 typedef struct blosc2_metalayer {
@@ -1005,128 +1127,6 @@ typedef struct {
    */
   uint8_t flags[4];
 } blosc2_instr;
-
-/**
- * A tuner plugin: callbacks that choose block sizes and parameters.
- */
-typedef struct {
-  /**
-   * Initialise the tuner for a pair of contexts (`dctx` may be NULL).
-   */
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  /**
-   * Choose the next block size.
-   */
-  int (*next_blocksize)(blosc2_context *context);
-  /**
-   * Choose the next compression parameters.
-   */
-  int (*next_cparams)(blosc2_context *context);
-  /**
-   * Feed back the time a compression took.
-   */
-  int (*update)(blosc2_context *context, double ctime);
-  /**
-   * Release the tuner state.
-   */
-  int (*free)(blosc2_context *context);
-  /**
-   * Tuner id.
-   */
-  int id;
-  /**
-   * Tuner name.
-   */
-  char *name;
-} blosc2_tuner;
-
-/**
- * Codec encoder callback.
- */
-typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       blosc2_cparams *cparams,
-                                       const void *chunk);
-
-/**
- * Codec decoder callback.
- */
-typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       blosc2_dparams *dparams,
-                                       const void *chunk);
-
-/**
- * A codec plugin.
- */
-typedef struct {
-  /**
-   * Codec id.
-   */
-  uint8_t compcode;
-  /**
-   * Codec name.
-   */
-  char *compname;
-  /**
-   * Library (format) number.
-   */
-  uint8_t complib;
-  /**
-   * Format version.
-   */
-  uint8_t version;
-  /**
-   * Encoder.
-   */
-  blosc2_codec_encoder_cb encoder;
-  /**
-   * Decoder.
-   */
-  blosc2_codec_decoder_cb decoder;
-} blosc2_codec;
-
-/**
- * Filter forward callback: (src, dest, size, meta, cparams, id).
- */
-typedef int (*blosc2_filter_forward_cb)(const uint8_t*, uint8_t*, int32_t, uint8_t, blosc2_cparams*, uint8_t);
-
-/**
- * Filter backward callback: (src, dest, size, meta, dparams, id).
- */
-typedef int (*blosc2_filter_backward_cb)(const uint8_t*, uint8_t*, int32_t, uint8_t, blosc2_dparams*, uint8_t);
-
-/**
- * A filter plugin.
- */
-typedef struct {
-  /**
-   * Filter id.
-   */
-  uint8_t id;
-  /**
-   * Filter name.
-   */
-  char *name;
-  /**
-   * Filter version.
-   */
-  uint8_t version;
-  /**
-   * Forward (compression) function.
-   */
-  blosc2_filter_forward_cb forward;
-  /**
-   * Backward (decompression) function.
-   */
-  blosc2_filter_backward_cb backward;
-} blosc2_filter;
 
 /**
  * A stdio stream.
@@ -1685,6 +1685,39 @@ BLOSC_EXPORT blosc2_io blosc2_get_blosc2_io_defaults(void);
  * `BLOSC2_STDIO_MMAP_DEFAULTS`.
  */
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
+
+/**
+ * Register a user codec (ids 160-255). Returns 0, or
+ * `BLOSC2_ERROR_CODEC_PARAM` for an id below 160 or a used id under
+ * another name, as 3.3.5.
+ *
+ * # Safety
+ * `codec` must be NULL or point to a `blosc2_codec` whose `compname` is
+ * NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
+
+/**
+ * Register a user filter (ids 160-255). Returns 0, or
+ * `BLOSC2_ERROR_FAILURE` for an id below 160 or a used id under another
+ * name, as 3.3.5.
+ *
+ * # Safety
+ * `filter` must be NULL or point to a `blosc2_filter` whose `name` is
+ * NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
+
+/**
+ * Register a user tuner (ids 160-255). Returns 0, or
+ * `BLOSC2_ERROR_FAILURE` for an id below 160 or a used id under another
+ * name, as 3.3.5.
+ *
+ * # Safety
+ * `tuner` must be NULL or point to a `blosc2_tuner` whose `name` is NULL
+ * or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
 
 /**
  * Create a new super-chunk with `storage` (NULL pointers inside it take
@@ -2484,9 +2517,7 @@ extern "C" {
 
 /* Functions of the 3.3.5 API not exported by this build yet (declared so
    that code written against 3.3.5 compiles; see src/capi/header/prototypes.h). */
-BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
-BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
-BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
+
 
 /* Default parameter sets (each also available through a getter). */
 static const blosc2_io BLOSC2_IO_DEFAULTS = {BLOSC2_IO_FILESYSTEM, "filesystem", NULL};

@@ -88,7 +88,11 @@ impl blosc2_context {
         let mut tries = 0u32;
         loop {
             match self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed) {
-                Ok(_) => return Ok(EngineGuard { ctx: self }),
+                Ok(_) => {
+                    let mut guard = EngineGuard { ctx: self };
+                    self.refresh_plugin_env(&mut guard);
+                    return Ok(guard);
+                }
                 Err(holder) if holder == me => return Err(ERR_FAILURE),
                 Err(_) if tries < 64 => {
                     tries += 1;
@@ -102,6 +106,24 @@ impl blosc2_context {
     /// Compression or decompression.
     pub(crate) fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The super-chunk the params name (`cparams.schunk` or
+    /// `dparams.schunk`): plugins learn about it on every call, as 3.3.5's
+    /// read it through the pointer when they run.
+    fn refresh_plugin_env(&self, engine: &mut Context) {
+        let schunk = match self.mode {
+            Mode::Compress => self.cparams.schunk,
+            Mode::Decompress => self.dparams.schunk,
+        };
+        if schunk.is_null() {
+            return;
+        }
+        let env = super::plugins::env_for(schunk);
+        match self.mode {
+            Mode::Compress => engine.cparams.plugins = env,
+            Mode::Decompress => engine.dparams.plugins = env,
+        }
     }
 
     /// The super-chunk of the context's params (`dparams.schunk`), which

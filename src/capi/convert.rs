@@ -123,8 +123,9 @@ pub(crate) fn cctx_setup(cp: &blosc2_cparams) -> Option<CctxSetup> {
         _ => cp.nthreads,
     };
     let splitmode = env::splitmode().unwrap_or(cp.splitmode);
-    if cp.tuner_id > 0 {
-        // No tuner plugin is registered in this library.
+    if cp.tuner_id > 0 && super::plugins::tuner_callbacks(cp.tuner_id).is_none() {
+        // 3.3.5: "User-defined tuner not found" (BTUNE is a library it
+        // loads at run time; none is shipped here).
         return None;
     }
     let engine = CParams {
@@ -149,7 +150,7 @@ pub(crate) fn cctx_setup(cp: &blosc2_cparams) -> Option<CctxSetup> {
         blocksize,
         splitmode,
         filters,
-        tuner_id: 0,
+        tuner_id: cp.tuner_id.max(0),
         ..*cp
     };
     Some(CctxSetup {

@@ -24,6 +24,7 @@ pub(crate) mod env;
 pub mod global;
 pub mod io_cb;
 pub mod misc;
+pub mod plugins;
 /// cbindgen:ignore
 pub mod recordio;
 pub mod schunk;

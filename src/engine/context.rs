@@ -118,6 +118,7 @@ impl Context {
             postfilter: self.dparams.postfilter.as_ref(),
             maskout: mask.as_deref(),
             nchunk: self.nchunk,
+            plugins: Some(&self.dparams.plugins),
         };
         chunk::decompress(src, dest, &mut self.pool, &opts)
     }
@@ -140,6 +141,7 @@ impl Context {
             postfilter: self.dparams.postfilter.as_ref(),
             maskout: None,
             nchunk: self.nchunk,
+            plugins: Some(&self.dparams.plugins),
         };
         chunk::decompress_blocks(src, blocks, blocksize, dest, &mut self.pool, &opts)
     }
@@ -152,6 +154,7 @@ impl Context {
             postfilter: self.dparams.postfilter.as_ref(),
             maskout: None,
             nchunk: self.nchunk,
+            plugins: Some(&self.dparams.plugins),
         };
         chunk::getitem(src, start, nitems, dest, self.pool.serial_scratch(), &opts)
     }
@@ -162,6 +165,7 @@ impl Context {
             postfilter: self.dparams.postfilter.as_ref(),
             maskout: None,
             nchunk: self.nchunk,
+            plugins: Some(&self.dparams.plugins),
         };
         chunk::getitem_bytes(src, start, nbytes, dest, self.pool.serial_scratch(), &opts)
     }

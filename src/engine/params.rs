@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::constants::{codec, filter, splitmode, MAX_FILTERS};
+use super::plugins::PluginEnv;
 
 /// Arguments handed to a prefilter for one block (`blosc2_prefilter_params`).
 pub struct PrefilterArgs<'a> {
@@ -80,6 +81,8 @@ pub struct CParams {
     pub prefilter: Option<Prefilter>,
     /// Which chunk header to write.
     pub header_format: HeaderFormat,
+    /// The super-chunk as plugins see it (`cparams->schunk`).
+    pub plugins: PluginEnv,
 }
 
 /// The chunk header layout a compression writes.
@@ -114,6 +117,7 @@ impl Default for CParams {
             instr_codec: false,
             prefilter: None,
             header_format: HeaderFormat::Extended,
+            plugins: PluginEnv::default(),
         }
     }
 }
@@ -143,6 +147,8 @@ pub struct DParams {
     pub typesize: i32,
     /// Optional postfilter run on each decoded block.
     pub postfilter: Option<Postfilter>,
+    /// The super-chunk as plugins see it (`dparams->schunk`).
+    pub plugins: PluginEnv,
 }
 
 impl Default for DParams {
@@ -152,6 +158,7 @@ impl Default for DParams {
             nthreads: 1,
             typesize: 8,
             postfilter: None,
+            plugins: PluginEnv::default(),
         }
     }
 }

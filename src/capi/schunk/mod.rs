@@ -313,6 +313,7 @@ impl State {
             let raw = self.sc.vlmeta_raw(&name).map_err(ecode)?.to_vec();
             vlmetas.push((name, raw));
         }
+        super::plugins::publish_env(self.public.cast(), self.sc.plugin_env().clone());
         let p = self.public();
         let n = reconcile(&mut p.metalayers[..], usize::from(p.nmetalayers), &metas)?;
         p.nmetalayers = n as u16;
@@ -575,6 +576,7 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         p.dctx = dctx;
         p.view = false;
     }
+    sc.set_plugin_host(Some(super::plugins::host_of(public.cast())));
     let mut st = State {
         sc,
         public,
@@ -634,6 +636,7 @@ fn release(st: &mut State) {
         cfree(st.user_cframe);
     }
     st.user_cframe = ptr::null_mut();
+    super::plugins::forget_env(st.public.cast());
     cfree(st.public);
     st.freed = true;
 }

@@ -13,6 +13,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{codec_format_of, ChunkHeader};
 use crate::engine::params::{CParams, HeaderFormat, PrefilterArgs};
+use crate::engine::plugins::{self, Call};
 use crate::engine::threads::{Pool, WorkerScratch};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,6 +67,18 @@ impl Plan<'_> {
         }
         if self.cp.prefilter.is_some() {
             ws.reserve_staging(self.blocksize);
+        }
+    }
+
+    /// What plugin filters and codecs get for each block (what 3.3.5
+    /// builds with `blosc2_ctx_get_cparams`).
+    fn call(&self) -> Call<'_> {
+        Call {
+            typesize: self.typesize as i32,
+            nthreads: self.cp.nthreads,
+            env: &self.cp.plugins,
+            cparams: Some(self.cp),
+            chunk: self.src,
         }
     }
 
@@ -162,7 +175,12 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
 
     let mut hdr = ChunkHeader {
         version: hversion,
-        versionlz: 1,
+        // Plugin codecs record their own format version.
+        versionlz: if cp.compcode >= codec::GLOBAL_REGISTERED_START {
+            plugins::registry::codec_version(cp.compcode).unwrap_or(1)
+        } else {
+            1
+        },
         flags: flags::EXTENDED_HEADER,
         typesize: typesize as u8,
         nbytes: nbytes as i32,
@@ -539,7 +557,7 @@ fn filter_block<'w>(
     } else {
         Some(&plan.src[..plan.blocksize.min(plan.src.len())])
     };
-    filters::forward(&plan.spec, input, dref, a, b)
+    filters::forward(&plan.spec, input, dref, a, b, &plan.call())
 }
 
 /// Encode block `j` into `out`: `int32 csize` + payload per stream.
@@ -601,14 +619,24 @@ fn encode_streams(
         if maxout == 0 {
             return Ok(None);
         }
-        let cbytes = codecs::compress_stream(
-            plan.cp.compcode,
-            plan.cp.clevel,
-            stream,
-            &mut out[pos..pos + maxout],
-            dict,
-            codec_scratch,
-        )?;
+        let cbytes = if plan.cp.compcode >= codec::GLOBAL_REGISTERED_START {
+            plugins::codec_encode(
+                plan.cp.compcode,
+                plan.cp.compcode_meta,
+                stream,
+                &mut out[pos..pos + maxout],
+                &plan.call(),
+            )?
+        } else {
+            codecs::compress_stream(
+                plan.cp.compcode,
+                plan.cp.clevel,
+                stream,
+                &mut out[pos..pos + maxout],
+                dict,
+                codec_scratch,
+            )?
+        };
         let cbytes = if cbytes == 0 || cbytes >= neblock {
             if pos + neblock > out.len() {
                 return Ok(None);

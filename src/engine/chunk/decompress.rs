@@ -14,6 +14,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
 use crate::engine::params::{Postfilter, PostfilterArgs};
+use crate::engine::plugins::{self, Call, PluginEnv};
 use crate::engine::threads::{Pool, WorkerScratch};
 
 /// Optional behaviour of a decompression call.
@@ -25,6 +26,8 @@ pub struct DecodeOptions<'a> {
     pub maskout: Option<&'a [bool]>,
     /// Chunk number handed to the postfilter (-1 outside a super-chunk).
     pub nchunk: i64,
+    /// The super-chunk as plugins see it (none outside one).
+    pub plugins: Option<&'a PluginEnv>,
 }
 
 /// Parse and validate a chunk header the way `read_chunk_header` does.
@@ -209,6 +212,21 @@ impl<'a> Chunk<'a> {
         }
     }
 
+    /// What plugin filters and codecs get (what 3.3.5 builds with
+    /// `blosc2_ctx_get_dparams`).
+    pub(crate) fn call<'c>(&'c self, env: Option<&'c PluginEnv>) -> Call<'c> {
+        Call {
+            typesize: i32::from(self.hdr.typesize),
+            nthreads: 1,
+            env: match env {
+                Some(e) => e,
+                None => plugins::no_env(),
+            },
+            cparams: None,
+            chunk: self.src,
+        }
+    }
+
     /// Whether decoding block j > 0 needs the decoded block 0.
     pub fn needs_block0(&self) -> bool {
         self.special == 0 && !self.memcpyed && !self.hdr.vl_blocks() && self.spec.has_delta()
@@ -345,7 +363,12 @@ const UNCHECKED_BLOCK: usize = 1 << 20;
 /// each codec's best ratio (LZ4 and BloscLZ about 255:1, zlib 1032:1,
 /// ZSTD about 32768:1 through RLE blocks).
 fn stream_bound(format: u8, csize: usize) -> usize {
-    let ratio = if format == codec_format::ZSTD { 1 << 16 } else { 1 << 11 };
+    // Plugin codecs (ZFP on smooth data) can reach ZSTD's ratios.
+    let ratio = if matches!(format, codec_format::ZSTD | codec_format::UDCODEC) {
+        1 << 16
+    } else {
+        1 << 11
+    };
     csize.saturating_mul(ratio).saturating_add(1 << 16)
 }
 
@@ -434,10 +457,32 @@ pub(crate) fn for_each_stream<'a>(
     Ok(())
 }
 
-fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut codecs::CodecScratch) -> Result<()> {
+/// Decode one coded stream (or VL block) into `dst`: built-in codecs by
+/// the header's format, plugin codecs by the header's codec id.
+pub(crate) fn decode_payload(
+    chunk: &Chunk<'_>,
+    payload: &[u8],
+    dst: &mut [u8],
+    dict: Option<&Dict<'_>>,
+    scratch: &mut codecs::CodecScratch,
+    call: &Call<'_>,
+) -> Result<usize> {
+    let format = chunk.hdr.codec_format();
+    if format == codec_format::UDCODEC {
+        return plugins::codec_decode(chunk.hdr.compcode, chunk.hdr.compcode_meta, payload, dst, call);
+    }
+    codecs::decompress_stream(format, payload, dst, dict, scratch)
+}
+
+fn decode_streams(
+    chunk: &Chunk<'_>,
+    j: usize,
+    out: &mut [u8],
+    scratch: &mut codecs::CodecScratch,
+    call: &Call<'_>,
+) -> Result<()> {
     let bsize = out.len();
     let start = chunk.bstart(j)?;
-    let format = chunk.hdr.codec_format();
     let dict = chunk.dict.map(|bytes| Dict { bytes });
     if chunk.hdr.vl_blocks() {
         let (n, csize, _) = chunk.vl[j];
@@ -449,7 +494,7 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
         if payload.len() == bsize {
             out.copy_from_slice(payload);
         } else {
-            codecs::decompress_stream(format, payload, out, dict.as_ref(), scratch)?;
+            decode_payload(chunk, payload, out, dict.as_ref(), scratch, call)?;
         }
         return Ok(());
     }
@@ -465,7 +510,7 @@ fn decode_streams(chunk: &Chunk<'_>, j: usize, out: &mut [u8], scratch: &mut cod
             Stream::Run(byte) => dst.fill(byte),
             Stream::Stored(payload) => dst.copy_from_slice(payload),
             Stream::Coded(payload) => {
-                codecs::decompress_stream(format, payload, dst, dict.as_ref(), scratch)?;
+                decode_payload(chunk, payload, dst, dict.as_ref(), scratch, call)?;
             }
         }
         Ok(())
@@ -516,6 +561,7 @@ fn decode_block_at(
 ) -> Result<()> {
     let bsize = out.len();
     let post = opts.postfilter;
+    let call = chunk.call(opts.plugins);
     let backward = chunk.spec.any_backward();
     let direct = chunk.special != 0 || chunk.memcpyed || !backward;
     if direct && post.is_none() {
@@ -523,7 +569,7 @@ fn decode_block_at(
         if chunk.special != 0 || chunk.memcpyed {
             return copy_block(chunk, j, out);
         }
-        return decode_streams(chunk, j, out, &mut ws.codec);
+        return decode_streams(chunk, j, out, &mut ws.codec, &call);
     }
     check_block_fits(chunk, j, bsize)?;
     ws.reserve(bsize);
@@ -538,7 +584,7 @@ fn decode_block_at(
         }
         return Ok(());
     }
-    decode_streams(chunk, j, &mut a[..bsize], codec)?;
+    decode_streams(chunk, j, &mut a[..bsize], codec, &call)?;
     let dref = if j == 0 || chunk.hdr.vl_blocks() {
         None
     } else {
@@ -551,10 +597,10 @@ fn decode_block_at(
         return Err(Error::Data("delta block without its reference"));
     }
     match post {
-        None => filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], out, dref),
+        None => filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], out, dref, &call),
         Some(pf) => {
             let (staged, rest) = d.split_at_mut(bsize);
-            filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], staged, dref)?;
+            filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], staged, dref, &call)?;
             run_postfilter(pf, chunk, j, staged, out, rest, opts.nchunk)
         }
     }

@@ -3,7 +3,7 @@
 //! 3.3.5 forgets, returning wrong bytes).
 
 use crate::engine::codecs::{self, Dict};
-use crate::engine::constants::{filter, special};
+use crate::engine::constants::{codec_format, filter, special};
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{shuffle_width, FilterSpec};
 use crate::engine::header::ChunkHeader;
@@ -202,9 +202,11 @@ fn decode_part_shuffled(
     };
     let bsize = chunk.block_len(j);
     let nstreams = stream_count(chunk, j);
+    // (Plugin codecs take the whole-block path.)
     if chunk.special != 0
         || chunk.memcpyed
         || chunk.hdr.vl_blocks()
+        || chunk.hdr.codec_format() == codec_format::UDCODEC
         || out.is_empty()
         || out.len() > bsize / 4
         || width < 2

@@ -11,6 +11,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{codec_format_of, ChunkHeader};
 use crate::engine::params::CParams;
+use crate::engine::plugins::{self, Call};
 use crate::engine::threads::{Pool, WorkerScratch};
 
 use super::compress::checked_typesize;
@@ -35,6 +36,13 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
     };
     let nblocks = blocks.len();
     let maxlen = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
+    let call = Call {
+        typesize: typesize as i32,
+        nthreads: cp.nthreads,
+        env: &cp.plugins,
+        cparams: Some(cp),
+        chunk: &[],
+    };
     let mut hdr = ChunkHeader {
         version: version::BLOSC2_VL_BLOCKS,
         versionlz: 1,
@@ -65,7 +73,7 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
             let mut sizes = Vec::with_capacity(nblocks);
             for b in blocks {
                 let WorkerScratch { a, b: tb, .. } = &mut *ws;
-                let f = filters::forward(&spec, b, None, a, tb)?;
+                let f = filters::forward(&spec, b, None, a, tb, &call)?;
                 samples.extend_from_slice(f);
                 sizes.push(b.len());
             }
@@ -97,10 +105,13 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
     pool.run(nblocks, items, |(blk, (out, len)), ws| {
         ws.reserve(blk.len());
         let WorkerScratch { a, b, codec, .. } = ws;
-        let f = filters::forward(&spec, blk, None, a, b)?;
+        let f = filters::forward(&spec, blk, None, a, b, &call)?;
         out[..4].copy_from_slice(&(blk.len() as i32).to_le_bytes());
         let n = if cp.clevel == 0 {
             0
+        } else if cp.compcode >= codec::GLOBAL_REGISTERED_START {
+            let dst = &mut out[4..4 + blk.len()];
+            plugins::codec_encode(cp.compcode, cp.compcode_meta, f, dst, &call)?
         } else {
             codecs::compress_stream(
                 cp.compcode,

@@ -8,6 +8,7 @@ pub mod trunc_prec;
 
 use super::constants::{filter, MAX_FILTERS};
 use super::error::{Error, Result};
+use super::plugins::{self, Call};
 
 /// The filter slots of a chunk with their metadata and the typesize they
 /// work with.
@@ -57,9 +58,18 @@ pub(crate) fn shuffle_width(meta: u8, typesize: usize) -> usize {
     }
 }
 
-fn apply_forward(id: u8, meta: u8, spec: &FilterSpec, src: &[u8], dref: Option<&[u8]>, dst: &mut [u8]) -> Result<()> {
+fn apply_forward(
+    id: u8,
+    meta: u8,
+    spec: &FilterSpec,
+    src: &[u8],
+    dref: Option<&[u8]>,
+    dst: &mut [u8],
+    call: &Call<'_>,
+) -> Result<()> {
     let ts = spec.typesize;
     match id {
+        id if plugins::is_plugin_filter(id) => plugins::filter_forward(id, meta, src, dst, call)?,
         filter::SHUFFLE => shuffle::shuffle(shuffle_width(meta, ts), src, dst),
         filter::BITSHUFFLE => bitshuffle::bitshuffle_for_version(ts, src, dst, spec.chunk_version),
         filter::DELTA => delta::encode(ts, src, dref, dst),
@@ -79,14 +89,16 @@ enum Loc {
 
 /// Run the forward pipeline over one block. `delta_ref` is `None` for the
 /// first block of a chunk and the raw first block otherwise. `a` and `b`
-/// are scratch buffers at least as long as `block`. Returns the filtered
-/// block (which is `block` itself when no filter is active).
+/// are scratch buffers at least as long as `block`. `call` is what plugin
+/// filters get. Returns the filtered block (which is `block` itself when
+/// no filter is active).
 pub fn forward<'a>(
     spec: &FilterSpec,
     block: &'a [u8],
     delta_ref: Option<&[u8]>,
     a: &'a mut [u8],
     b: &'a mut [u8],
+    call: &Call<'_>,
 ) -> Result<&'a [u8]> {
     let n = block.len();
     let mut loc = Loc::Input;
@@ -100,15 +112,15 @@ pub fn forward<'a>(
         // `delta::encode` handles when given `None`.
         loc = match loc {
             Loc::Input => {
-                apply_forward(id, meta, spec, block, delta_ref, &mut a[..n])?;
+                apply_forward(id, meta, spec, block, delta_ref, &mut a[..n], call)?;
                 Loc::A
             }
             Loc::A => {
-                apply_forward(id, meta, spec, &a[..n], delta_ref, &mut b[..n])?;
+                apply_forward(id, meta, spec, &a[..n], delta_ref, &mut b[..n], call)?;
                 Loc::B
             }
             Loc::B => {
-                apply_forward(id, meta, spec, &b[..n], delta_ref, &mut a[..n])?;
+                apply_forward(id, meta, spec, &b[..n], delta_ref, &mut a[..n], call)?;
                 Loc::A
             }
         };
@@ -120,9 +132,10 @@ pub fn forward<'a>(
     })
 }
 
-fn apply_backward(id: u8, meta: u8, spec: &FilterSpec, src: &[u8], dst: &mut [u8]) -> Result<()> {
+fn apply_backward(id: u8, meta: u8, spec: &FilterSpec, src: &[u8], dst: &mut [u8], call: &Call<'_>) -> Result<()> {
     let ts = spec.typesize;
     match id {
+        id if plugins::is_plugin_filter(id) => plugins::filter_backward(id, meta, src, dst, call)?,
         filter::SHUFFLE => shuffle::unshuffle(shuffle_width(meta, ts), src, dst),
         filter::BITSHUFFLE => bitshuffle::bitunshuffle(ts, src, dst, spec.chunk_version),
         _ => return Err(Error::FilterPipeline),
@@ -133,13 +146,15 @@ fn apply_backward(id: u8, meta: u8, spec: &FilterSpec, src: &[u8], dst: &mut [u8
 /// Undo the pipeline for one block. The decoded codec output is in
 /// `input` (which is also used as scratch), `tmp` is scratch of the same
 /// length, and the result goes to `out`. `delta_ref` is `None` for the
-/// first block and the decoded first block otherwise.
+/// first block and the decoded first block otherwise. `call` is what
+/// plugin filters get.
 pub fn backward(
     spec: &FilterSpec,
     input: &mut [u8],
     tmp: &mut [u8],
     out: &mut [u8],
     delta_ref: Option<&[u8]>,
+    call: &Call<'_>,
 ) -> Result<()> {
     let n = out.len();
     // Filters to undo, last slot first (a fixed array: this runs per block).
@@ -176,9 +191,9 @@ pub fn backward(
             continue;
         }
         if k == last {
-            apply_backward(id, meta, spec, cur, out)?;
+            apply_backward(id, meta, spec, cur, out, call)?;
         } else {
-            apply_backward(id, meta, spec, cur, other)?;
+            apply_backward(id, meta, spec, cur, other, call)?;
             in_tmp = !in_tmp;
         }
     }
@@ -213,14 +228,21 @@ mod tests {
             let s = spec(f);
             let mut a = vec![0u8; b0.len()];
             let mut b = vec![0u8; b0.len()];
-            let e0 = forward(&s, b0, None, &mut a, &mut b).unwrap().to_vec();
-            let e1 = forward(&s, b1, Some(b0), &mut a, &mut b).unwrap().to_vec();
+            let call = Call {
+                typesize: 4,
+                nthreads: 1,
+                env: plugins::no_env(),
+                cparams: None,
+                chunk: &[],
+            };
+            let e0 = forward(&s, b0, None, &mut a, &mut b, &call).unwrap().to_vec();
+            let e1 = forward(&s, b1, Some(b0), &mut a, &mut b, &call).unwrap().to_vec();
             let mut d0 = vec![0u8; b0.len()];
             let mut d1 = vec![0u8; b1.len()];
             let mut t = vec![0u8; b0.len()];
-            backward(&s, &mut e0.clone(), &mut t, &mut d0, None).unwrap();
+            backward(&s, &mut e0.clone(), &mut t, &mut d0, None, &call).unwrap();
             assert_eq!(d0, b0, "{f:?}");
-            backward(&s, &mut e1.clone(), &mut t, &mut d1, Some(&d0)).unwrap();
+            backward(&s, &mut e1.clone(), &mut t, &mut d1, Some(&d0), &call).unwrap();
             assert_eq!(d1, b1, "{f:?}");
         }
     }

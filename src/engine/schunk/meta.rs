@@ -62,6 +62,7 @@ impl SChunk {
             self.cbytes = f.header().cbytes;
         }
         self.metas = metas;
+        self.refresh_plugin_env();
         Ok(self.metas.len() - 1)
     }
 
@@ -80,6 +81,7 @@ impl SChunk {
             f.apply(Edit::Metas(metas.clone()), &props)?;
         }
         self.metas = metas;
+        self.refresh_plugin_env();
         Ok(i)
     }
 

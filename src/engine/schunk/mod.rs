@@ -10,6 +10,7 @@ mod access;
 mod convert;
 mod meta;
 mod ops;
+mod plugins;
 mod slice;
 
 use std::path::PathBuf;
@@ -134,7 +135,7 @@ impl SChunk {
     }
 
     fn bare(cparams: CParams, dparams: DParams, fs: Arc<dyn FrameFs>) -> SChunk {
-        SChunk {
+        let mut s = SChunk {
             blocksize: cparams.blocksize,
             sticky_blocksize: cparams.blocksize,
             compress_scratch: Vec::new(),
@@ -154,7 +155,9 @@ impl SChunk {
             fs,
             current_nchunk: -1,
             lock: None,
-        }
+        };
+        s.refresh_plugin_env();
+        s
     }
 
     /// A super-chunk over an opened frame, with its parameters taken from
@@ -198,6 +201,7 @@ impl SChunk {
         self.contiguous = !matches!(frame.kind(), FrameKind::Sparse { .. });
         let nchunks = frame.nchunks();
         self.backend = Backend::Frame(Box::new(frame));
+        self.refresh_plugin_env();
         self.flags2 = 0;
         if nchunks > 0 {
             if let Backend::Frame(f) = &mut self.backend {
