@@ -150,6 +150,8 @@ pub fn decode_chunk(chunk: &[u8], schunk: *mut blosc2_schunk) -> Result<Vec<u8>,
     // corpus), out-parameters on the stack.
     let rc = unsafe { blosc2_cbuffer_sizes(chunk.as_ptr().cast(), &mut nbytes, &mut cbytes, &mut bs) };
     check(rc >= 0, || format!("cbuffer_sizes {rc}"))?;
+    // (Corrupted headers may claim any size; the corpus's are small.)
+    check(nbytes <= 64 << 20, || format!("nbytes {nbytes}"))?;
     let mut out = vec![0u8; nbytes.max(0) as usize];
     // SAFETY: plain params.
     let dctx = unsafe { blosc2_create_dctx(dparams_with(schunk)) };
@@ -235,7 +237,8 @@ fn array_bytes(a: *mut b2nd_array_t) -> Result<Vec<u8>, String> {
     let p = unsafe { &*a };
     // SAFETY: its live super-chunk.
     let ts = i64::from(unsafe { (*p.sc).typesize });
-    let n = p.nitems * ts;
+    let n = p.nitems.saturating_mul(ts);
+    check((0..=256 << 20).contains(&n), || format!("{n} bytes"))?;
     let mut buf = vec![0u8; n as usize];
     // SAFETY: live array, buffer of `n` bytes.
     let rc = unsafe { b2nd_to_cbuffer(a, buf.as_mut_ptr().cast(), n) };
@@ -266,6 +269,7 @@ pub fn read_b2nd_file(e: &Value, path: &Path, chunks: bool) -> Result<(), String
             let (start, stop) = (ints(&s[0]), ints(&s[1]));
             let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
             let n = bshape.iter().product::<i64>() * ts;
+            check((0..=256 << 20).contains(&n), || format!("{n} bytes"))?;
             let mut buf = vec![0u8; n as usize];
             // SAFETY: live array, coordinates of `ndim` items, buffer of `n` bytes.
             let rc = unsafe {
@@ -309,6 +313,7 @@ fn read_schunk_chunks(e: &Value, path: &Path) -> Result<(), String> {
         })?;
         for (i, ch) in e["chunks"].as_array().into_iter().flatten().enumerate() {
             let nb = ch[0].as_i64().unwrap_or(0) as i32;
+            check((0..=64 << 20).contains(&nb), || format!("{nb} bytes"))?;
             let mut buf = vec![0u8; nb as usize];
             // SAFETY: live super-chunk, buffer of `nb` bytes.
             let rc = unsafe { blosc2_schunk_decompress_chunk(sc, i as i64, buf.as_mut_ptr().cast(), nb) };
@@ -513,11 +518,12 @@ pub fn write_b2nd(e: &Value, dir: &Path) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Whether a refusal entry's control belongs to a pending group.
-pub fn control_pending(e: &Value) -> bool {
+/// Whether a refusal entry's control belongs to one of the `pending`
+/// groups.
+pub fn control_pending(e: &Value, pending: &[&str]) -> bool {
     let control = e["control"].as_str().unwrap_or("");
     let Some(c) = entry(control) else { return false };
-    ["ndcell", "ndmean", "ndlz", "zfp-acc", "zfp-prec", "zfp-rate"].contains(&group_of(&c))
+    pending.contains(&group_of(&c))
 }
 
 /// A `write-error` entry: refused, and its control written.

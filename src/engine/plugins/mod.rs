@@ -156,10 +156,8 @@ pub fn filter_forward(id: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call<
         ids::FILTER_BYTEDELTA => bytedelta::forward(src, dst, bytedelta::width(meta, call.env)?),
         ids::FILTER_BYTEDELTA_BUGGY => bytedelta::forward_buggy(src, dst, bytedelta::width(meta, call.env)?),
         ids::FILTER_INT_TRUNC => int_trunc::forward(src, dst, meta as i8, call.typesize),
-        ids::FILTER_NDCELL | ids::FILTER_NDMEAN => {
-            let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            Err(not_built("NDCELL/NDMEAN are not in this build yet"))
-        }
+        ids::FILTER_NDCELL => ndcell::forward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
+        ids::FILTER_NDMEAN => ndmean::forward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
         _ => registry::user_filter_forward(id, meta, src, dst, call),
     }
 }
@@ -174,10 +172,8 @@ pub fn filter_backward(id: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call
             dst.copy_from_slice(src);
             Ok(())
         }
-        ids::FILTER_NDCELL | ids::FILTER_NDMEAN => {
-            let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            Err(not_built("NDCELL/NDMEAN are not in this build yet"))
-        }
+        ids::FILTER_NDCELL => ndcell::backward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
+        ids::FILTER_NDMEAN => ndmean::backward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
         _ => registry::user_filter_backward(id, meta, src, dst, call),
     }
 }
@@ -186,12 +182,10 @@ pub fn filter_backward(id: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call
 /// size, 0 when it does not fit in `dst` (the stream is then stored raw).
 pub fn codec_encode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call<'_>) -> Result<usize> {
     match compcode {
-        ids::CODEC_NDLZ
-        | ids::CODEC_ZFP_FIXED_ACCURACY
-        | ids::CODEC_ZFP_FIXED_PRECISION
-        | ids::CODEC_ZFP_FIXED_RATE => {
+        ids::CODEC_NDLZ => ndlz::compress(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
+        ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
             let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            Err(not_built("NDLZ/ZFP are not in this build yet"))
+            Err(not_built("ZFP is not in this build yet"))
         }
         _ => registry::user_codec_encode(compcode, meta, src, dst, call),
     }
@@ -201,12 +195,10 @@ pub fn codec_encode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &C
 /// fill exactly. Returns the decoded size.
 pub fn codec_decode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call<'_>) -> Result<usize> {
     let n = match compcode {
-        ids::CODEC_NDLZ
-        | ids::CODEC_ZFP_FIXED_ACCURACY
-        | ids::CODEC_ZFP_FIXED_PRECISION
-        | ids::CODEC_ZFP_FIXED_RATE => {
+        ids::CODEC_NDLZ => ndlz::decompress(src, dst, meta, typesize_of(call)?, b2nd_of(call)?)?,
+        ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
             let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            return Err(not_built("NDLZ/ZFP are not in this build yet"));
+            return Err(not_built("ZFP is not in this build yet"));
         }
         _ => registry::user_codec_decode(compcode, meta, src, dst, call)?,
     };
