@@ -18,7 +18,7 @@ use super::boundary::{
     ERR_MEMORY_ALLOC, ERR_NULL_POINTER, ERR_READ_BUFFER, ERR_WRITE_BUFFER, SUCCESS,
 };
 use super::convert::{cctx_setup, dctx_setup, postfilter_hook, prefilter_hook, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
-use super::types::{blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params};
+use super::types::{blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params, blosc2_tuner};
 
 const MAGIC: u64 = 0x626c_6f73_6332_6378; // "blosc2cx"
 
@@ -35,6 +35,9 @@ pub struct blosc2_context {
     /// owned here, released on free).
     preparams: *mut blosc2_prefilter_params,
     postparams: *mut blosc2_postfilter_params,
+    /// The tuner `cparams.tuner_id` names (a registered one), driven
+    /// around every compression as 3.3.5 drives it.
+    tuner: Option<blosc2_tuner>,
     /// Reached only through [`EngineGuard`], i.e. by the thread in `owner`.
     engine: UnsafeCell<Context>,
     /// The lock of `engine`: the token of the thread using it, 0 when free.
@@ -249,6 +252,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             },
             preparams,
             postparams: std::ptr::null_mut(),
+            tuner: None,
             engine: UnsafeCell::new(Context::compressor(setup.engine)),
             owner: AtomicUsize::new(0),
         });
@@ -257,6 +261,20 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
         let h = unsafe { &mut *raw };
         let hook = prefilter_hook(cparams.prefilter, preparams, raw, cparams.schunk);
         h.engine.get_mut().cparams.prefilter = hook;
+        if cparams.tuner_id > 0 {
+            // (cctx_setup checked that the tuner exists.)
+            h.tuner = super::plugins::tuner_callbacks(cparams.tuner_id);
+            if let Some(init) = h.tuner.and_then(|t| t.init) {
+                // SAFETY: the tuner's callback, with the context it tunes.
+                if unsafe { init(cparams.tuner_params, raw, std::ptr::null_mut()) } < 0 {
+                    super::plugins::trace_tuner_error(cparams.tuner_id, "init");
+                    h.tuner = None;
+                    // SAFETY: ours, not handed out yet.
+                    drop(unsafe { Box::from_raw(raw) });
+                    return std::ptr::null_mut();
+                }
+            }
+        }
         raw
     })
 }
@@ -300,6 +318,7 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             cparams: cmirror,
             dparams: mirror,
             preparams: std::ptr::null_mut(),
+            tuner: None,
             postparams,
             engine: UnsafeCell::new(Context::decompressor(setup.engine)),
             owner: AtomicUsize::new(0),
@@ -357,7 +376,11 @@ fn zeroed_postparams() -> blosc2_postfilter_params {
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     ffi_boundary!((), {
         // SAFETY: NULL or a live handle per the contract.
-        if unsafe { ctx_ref(context) }.is_some() {
+        if let Some(c) = unsafe { ctx_ref(context) } {
+            if let (Some(free), false) = (c.tuner.and_then(|t| t.free), c.cparams.tuner_params.is_null()) {
+                // SAFETY: the tuner's callback, on the live context.
+                unsafe { free(context) };
+            }
             // SAFETY: the handle came from Box::into_raw and is freed once.
             drop(unsafe { Box::from_raw(context) });
         }
@@ -452,14 +475,61 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
             Err(code) => return code,
         };
         // SAFETY: buffers per the contract.
-        match unsafe { compress_buffers(src, srcsize, dest, destsize) } {
-            Ok((s, d)) => match c.engine() {
+        let (s, d) = match unsafe { compress_buffers(src, srcsize, dest, destsize) } {
+            Ok(b) => b,
+            Err(code) => return code,
+        };
+        let Some(tuner) = c.tuner else {
+            return match c.engine() {
                 Ok(mut e) => to_code(e.compress(s, d)),
                 Err(code) => code,
-            },
-            Err(code) => code,
-        }
+            };
+        };
+        // SAFETY: the tuner's callbacks on the live context, which they
+        // may query (the engine is not held while they run).
+        unsafe { compress_tuned(c, context, &tuner, s, d) }
     })
+}
+
+/// A compression driven by a tuner: `next_cparams` (with tuner params)
+/// or `next_blocksize` before, `update` with the time taken after, as
+/// 3.3.5 does; a callback failing gives `BLOSC2_ERROR_TUNER`.
+///
+/// # Safety
+/// `raw` is the live context `c`; the callbacks are the tuner's.
+unsafe fn compress_tuned(
+    c: &blosc2_context,
+    raw: *mut blosc2_context,
+    tuner: &blosc2_tuner,
+    s: &[u8],
+    d: &mut [u8],
+) -> c_int {
+    const ERR_TUNER: c_int = -36;
+    let with_params = !c.cparams.tuner_params.is_null();
+    let next = if with_params {
+        tuner.next_cparams
+    } else {
+        tuner.next_blocksize
+    };
+    // SAFETY: per the contract.
+    if next.is_some_and(|f| unsafe { f(raw) } < 0) {
+        super::plugins::trace_tuner_error(c.cparams.tuner_id, "next_cparams/next_blocksize");
+        return ERR_TUNER;
+    }
+    let t0 = std::time::Instant::now();
+    let n = match c.engine() {
+        Ok(mut e) => to_code(e.compress(s, d)),
+        Err(code) => return code,
+    };
+    if n >= 0 && with_params {
+        let ctime = t0.elapsed().as_secs_f64();
+        // SAFETY: per the contract.
+        if tuner.update.is_some_and(|f| unsafe { f(raw, ctime) } < 0) {
+            super::plugins::trace_tuner_error(c.cparams.tuner_id, "update");
+            return ERR_TUNER;
+        }
+    }
+    n
 }
 
 /// The source and destination slices of a compression, with the codes

@@ -94,6 +94,7 @@ pub(crate) struct CctxSetup {
 /// Read `cp` (plus the environment) like `blosc2_create_cctx`. `None`
 /// where 3.3.5 returns a NULL context.
 pub(crate) fn cctx_setup(cp: &blosc2_cparams) -> Option<CctxSetup> {
+    super::plugin_load::install();
     let mut filters = cp.filters;
     for &f in &filters {
         let undefined = (LAST_FILTER..=DEFINED_FILTERS_STOP).contains(&f)
@@ -172,6 +173,7 @@ pub(crate) struct DctxSetup {
 
 /// Read `dp` (plus `BLOSC_NTHREADS`) like `blosc2_create_dctx`.
 pub(crate) fn dctx_setup(dp: &blosc2_dparams) -> DctxSetup {
+    super::plugin_load::install();
     let nthreads = match env::nthreads() {
         Some(n) if n > 0 => n as i16,
         _ => dp.nthreads,

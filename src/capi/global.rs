@@ -66,6 +66,7 @@ fn globals() -> MutexGuard<'static, Globals> {
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
     ffi_boundary!((), {
+        super::plugin_load::install();
         drop(globals());
     })
 }

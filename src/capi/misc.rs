@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::engine::codecs;
 use crate::engine::error::Error;
+use crate::engine::plugins::registry;
 
 use super::alloc::malloc_cstring;
 use super::boundary::{c_str, ffi_boundary, put, ERR_FAILURE, ERR_NOT_FOUND, ERR_NULL_POINTER};
@@ -46,7 +47,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: 
         if compname.is_null() {
             return ERR_NULL_POINTER;
         }
-        let name = static_compname(compcode);
+        let name = static_compname(compcode).or_else(|| super::plugins::plugin_compname(compcode));
         // SAFETY: non-NULL and writable per the contract.
         unsafe { put(compname, name.map_or(std::ptr::null(), CStr::as_ptr)) };
         name.map_or(-1, |_| compcode)
@@ -65,7 +66,9 @@ pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) ->
         }
         // SAFETY: non-NULL and NUL-terminated per the contract.
         let name = unsafe { c_str(compname) }.unwrap_or("");
-        codecs::compcode(name).map_or(-1, c_int::from)
+        codecs::compcode(name)
+            .or_else(|| registry::codec_id(name))
+            .map_or(-1, c_int::from)
     })
 }
 
@@ -93,14 +96,27 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
         }
         // SAFETY: non-NULL and NUL-terminated per the contract.
         let name = unsafe { c_str(compname) }.unwrap_or("");
-        let (Some(code), Some((lib, ver))) = (codecs::compcode(name), codecs::complib_info(name)) else {
-            return ERR_NOT_FOUND;
+        let (libcode, lib, ver) = match (codecs::compcode(name), codecs::complib_info(name)) {
+            (Some(code), Some((lib, ver))) => (
+                c_int::from(crate::engine::header::codec_format_of(code)),
+                lib.to_string(),
+                ver,
+            ),
+            // Plugin codecs: 3.3.5 names the library after the first codec
+            // registered with that library number, version "unknown".
+            _ => match registry::codec_complib(name) {
+                Some(lib) => (
+                    c_int::from(lib),
+                    registry::complib_name(lib).unwrap_or_default(),
+                    "unknown".to_string(),
+                ),
+                None => return ERR_NOT_FOUND,
+            },
         };
-        let libcode = c_int::from(crate::engine::header::codec_format_of(code));
         // SAFETY: NULL or writable per the contract.
         unsafe {
             if !complib.is_null() {
-                put(complib, malloc_cstring(lib));
+                put(complib, malloc_cstring(&lib));
             }
             if !version.is_null() {
                 put(version, malloc_cstring(&ver));

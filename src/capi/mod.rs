@@ -24,6 +24,7 @@ pub(crate) mod env;
 pub mod global;
 pub mod io_cb;
 pub mod misc;
+pub(crate) mod plugin_load;
 pub mod plugins;
 /// cbindgen:ignore
 pub mod recordio;

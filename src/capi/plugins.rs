@@ -110,10 +110,21 @@ fn len_i32(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// A codec registered from C.
-struct CCodec {
+/// A codec registered from C (or loaded by name).
+pub(crate) struct CCodec {
     encoder: blosc2_codec_encoder_cb,
     decoder: blosc2_codec_decoder_cb,
+}
+
+impl CCodec {
+    /// A codec calling these functions.
+    ///
+    /// # Safety
+    /// Each function must be callable from any thread with the arguments
+    /// `blosc2_codec` documents.
+    pub(crate) unsafe fn new(encoder: blosc2_codec_encoder_cb, decoder: blosc2_codec_decoder_cb) -> CCodec {
+        CCodec { encoder, decoder }
+    }
 }
 
 impl UserCodec for CCodec {
@@ -160,10 +171,20 @@ impl UserCodec for CCodec {
     }
 }
 
-/// A filter registered from C.
-struct CFilter {
+/// A filter registered from C (or loaded by name).
+pub(crate) struct CFilter {
     forward: blosc2_filter_forward_cb,
     backward: blosc2_filter_backward_cb,
+}
+
+impl CFilter {
+    /// A filter calling these functions.
+    ///
+    /// # Safety
+    /// As for [`CCodec::new`], with `blosc2_filter`'s arguments.
+    pub(crate) unsafe fn new(forward: blosc2_filter_forward_cb, backward: blosc2_filter_backward_cb) -> CFilter {
+        CFilter { forward, backward }
+    }
 }
 
 impl UserFilter for CFilter {
@@ -212,10 +233,41 @@ unsafe impl Send for CTuner {}
 // SAFETY: function pointers only.
 unsafe impl Sync for CTuner {}
 
-/// The callbacks of the tuner registered under `id`.
+/// The name of plugin codec `code` as a C string that lives as long as
+/// the process (names never change once registered).
+pub(crate) fn plugin_compname(code: c_int) -> Option<&'static std::ffi::CStr> {
+    static NAMES: Mutex<BTreeMap<u8, &'static std::ffi::CStr>> = Mutex::new(BTreeMap::new());
+    let id = u8::try_from(code).ok()?;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = names.get(&id) {
+        return Some(n);
+    }
+    let name = std::ffi::CString::new(registry::codec_name(id)?).ok()?;
+    // At most one small string per id (256 in all), kept for C callers.
+    let name: &'static std::ffi::CStr = Box::leak(name.into_boxed_c_str());
+    names.insert(id, name);
+    Some(name)
+}
+
+/// The callbacks of the tuner registered under `id`, loading 3.3.5's
+/// run-time tuners (BTUNE) by name the first time.
 pub(crate) fn tuner_callbacks(id: i32) -> Option<blosc2_tuner> {
     let id = u8::try_from(id).ok()?;
-    registry::tuner(id).and_then(|t| t.downcast_ref::<CTuner>().map(|c| c.0))
+    if let Some(t) = registry::tuner(id) {
+        return t.downcast_ref::<CTuner>().map(|c| c.0);
+    }
+    let name = registry::tuner_name(id)?;
+    let Some(t) = super::plugin_load::load_tuner(id, &name) else {
+        registry::trace_error(&format!("Could not load tuner {id}."));
+        return None;
+    };
+    registry::fill_tuner(id, Arc::new(CTuner(t)));
+    Some(t)
+}
+
+/// Say that a tuner callback failed (under `BLOSC_TRACE`).
+pub(crate) fn trace_tuner_error(id: c_int, what: &str) {
+    registry::trace_error(&format!("Error in tuner {id} {what} function"));
 }
 
 /// Register a user codec (ids 160-255). Returns 0, or
@@ -241,10 +293,8 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         let Some(name) = (unsafe { c_str(c.compname) }) else {
             return ERR_INVALID_PARAM;
         };
-        let imp = Arc::new(CCodec {
-            encoder: c.encoder,
-            decoder: c.decoder,
-        });
+        // SAFETY: the caller registers callbacks with these signatures.
+        let imp = Arc::new(unsafe { CCodec::new(c.encoder, c.decoder) });
         match registry::register_codec(c.compcode, name, c.version, c.complib, imp) {
             Ok(()) => SUCCESS,
             Err(Refusal::Full) => ERR_CODEC_SUPPORT,
@@ -279,10 +329,8 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         let Some(name) = (unsafe { c_str(f.name) }) else {
             return ERR_INVALID_PARAM;
         };
-        let imp = Arc::new(CFilter {
-            forward: f.forward,
-            backward: f.backward,
-        });
+        // SAFETY: the caller registers callbacks with these signatures.
+        let imp = Arc::new(unsafe { CFilter::new(f.forward, f.backward) });
         match registry::register_filter(f.id, name, f.version, imp) {
             Ok(()) => SUCCESS,
             Err(Refusal::Full) => ERR_CODEC_SUPPORT,

@@ -249,12 +249,23 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             Ok(n) => n,
             Err(code) => return code,
         };
-        let r = with_state(schunk, |st| {
-            let i = st.sc.vlmeta_exists(n).map_err(ecode)?.ok_or(ERR_NOT_FOUND)?;
-            let data = st.sc.vlmeta_get(n).map_err(ecode)?;
-            let len = i32::try_from(data.len()).map_err(|_| ERR_INVALID_PARAM)?;
-            Ok((i, data, len))
-        });
+        let busy = super::schunk::lookup(schunk).is_ok_and(|h| h.busy());
+        let r = if busy {
+            // A plugin callback reading its super-chunk's vlmetalayers
+            // during a compression or decompression of that super-chunk
+            // (as C-Blosc2's plugins do): served from the public struct,
+            // which the running call does not change.
+            // SAFETY: a live super-chunk (it is in the handle table).
+            unsafe { vlmeta_from_public(schunk, n) }
+        } else {
+            with_state(schunk, |st| {
+                let i = st.sc.vlmeta_exists(n).map_err(ecode)?.ok_or(ERR_NOT_FOUND)?;
+                let data = st.sc.vlmeta_get(n).map_err(ecode)?;
+                Ok((i, data))
+            })
+        }
+        .and_then(|(i, data)| Ok((i, i32::try_from(data.len()).map_err(|_| ERR_INVALID_PARAM)?, data)));
+        let r = r.map(|(i, len, data)| (i, data, len));
         match r {
             Ok((i, data, len)) => {
                 // An empty vlmetalayer still gets an allocation the caller
@@ -273,6 +284,33 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             Err(code) => code,
         }
     })
+}
+
+/// Vlmetalayer `name` decoded from the public struct's `vlmetalayers`
+/// (each a compressed chunk), with its index.
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+unsafe fn vlmeta_from_public(schunk: *mut blosc2_schunk, name: &str) -> Result<(usize, Vec<u8>), c_int> {
+    // SAFETY: live per the contract.
+    let p = unsafe { &*schunk };
+    let n = usize::try_from(p.nvlmetalayers).unwrap_or(0).min(p.vlmetalayers.len());
+    for (i, &m) in p.vlmetalayers.iter().enumerate().take(n) {
+        if m.is_null() {
+            continue;
+        }
+        // SAFETY: our live entry: a malloc'ed name and content.
+        let (entry_name, content, len) = unsafe { ((*m).name, (*m).content, (*m).content_len) };
+        // SAFETY: our NUL-terminated name.
+        if unsafe { c_str(entry_name) } != Some(name) {
+            continue;
+        }
+        // SAFETY: our content of `len` bytes.
+        let chunk = unsafe { bytes(content.cast(), i64::from(len)) }.map_err(|_| ERR_INVALID_PARAM)?;
+        let data = crate::engine::context::decompress_vec(chunk).map_err(ecode)?;
+        return Ok((i, data));
+    }
+    Err(ERR_NOT_FOUND)
 }
 
 /// Remove vlmetalayer `name`. Returns the number of vlmetalayers left or a

@@ -117,7 +117,9 @@ pub(super) fn cctx_matches_engine(cctx: *mut blosc2_context, cp: &CParams) -> bo
     let Some(c) = ctx_cparams(cctx) else {
         return false;
     };
+    // (A tuner is driven around each compression of the context.)
     c.prefilter.is_none()
+        && c.tuner_id <= 0
         && c.compcode == cp.compcode
         && c.compcode_meta == cp.compcode_meta
         && c.clevel == cp.clevel

@@ -22,9 +22,17 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         let Some(cs) = (unsafe { read_storage(storage, None) }) else {
             return ptr::null_mut();
         };
+        let mut init = cs.init;
+        if std::env::var_os("BTUNE_TRADEOFF").is_some() {
+            // 3.3.5 turns BTUNE on for every new super-chunk then (and
+            // fails to make it when the BTUNE plugin is not installed).
+            init.cparams.tuner_id = c_int::from(crate::engine::plugins::ids::TUNER_BTUNE);
+        }
+        if init.cparams.tuner_id == c_int::from(crate::engine::plugins::ids::TUNER_BTUNE) {
+            init.cparams.use_dict = 0;
+        }
         match SChunk::new(cs.engine) {
             Ok(sc) => {
-                let mut init = cs.init;
                 init.urlpath = sc.urlpath().map(str::to_string);
                 register(sc, init)
             }

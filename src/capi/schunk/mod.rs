@@ -141,6 +141,11 @@ impl Drop for Guard<'_> {
 }
 
 impl Handle {
+    /// Whether some thread is inside the super-chunk right now.
+    pub(crate) fn busy(&self) -> bool {
+        self.owner.load(Ordering::Acquire) != 0
+    }
+
     /// The state, or `ERR_FAILURE` when this thread is already inside it
     /// (a callback re-entering the API), or when the handle was freed
     /// while this call waited.

@@ -234,6 +234,21 @@ pub fn tuner(id: u8) -> Option<UserTuner> {
     })
 }
 
+/// Name of a tuner id.
+pub fn tuner_name(id: u8) -> Option<String> {
+    let t = table().read().ok()?;
+    t.tuners.iter().find(|e| e.id == id).map(|e| e.name.clone())
+}
+
+/// Give a tuner 3.3.5 loads at run time (BTUNE) its loaded callbacks.
+pub fn fill_tuner(id: u8, tuner: UserTuner) {
+    if let Ok(mut t) = table().write() {
+        if let Some(e) = t.tuners.iter_mut().find(|e| e.id == id) {
+            e.imp = Imp::User(tuner);
+        }
+    }
+}
+
 /// Whether a tuner id is known (registered or 3.3.5's BTUNE).
 pub fn tuner_known(id: u8) -> bool {
     table().read().is_ok_and(|t| t.tuners.iter().any(|e| e.id == id))
@@ -255,6 +270,13 @@ pub fn codec_id(name: &str) -> Option<u8> {
 pub fn codec_complib(name: &str) -> Option<u8> {
     let t = table().read().ok()?;
     t.codecs.iter().find(|e| e.name == name).map(|e| e.complib)
+}
+
+/// Name of the library number `complib`: the name of the first codec
+/// registered with it (`clibcode_to_clibname`).
+pub fn complib_name(complib: u8) -> Option<String> {
+    let t = table().read().ok()?;
+    t.codecs.iter().find(|e| e.complib == complib).map(|e| e.name.clone())
 }
 
 /// Format version of a plugin codec (written to header byte 1).
