@@ -22,12 +22,14 @@ for t in "${targets[@]}"; do
   case $t in
     chunk_decode)
       seed "$t" "$corpus"/chunks/* "$corpus"/blosc1/* "$corpus"/malformed/*.chunk "$corpus"/malformed/*.blosc1 \
-        "$corpus"/known_bugs/*.chunk "$corpus"/known_bugs/*.blosc1 "$corpus"/frames/*/*.chunk ;;
+        "$corpus"/known_bugs/*.chunk "$corpus"/known_bugs/*.blosc1 "$corpus"/frames/*/*.chunk \
+        "$corpus"/plugins/chunks/* ;;
     frame_open | frame_edit)
       seed "$t" "$corpus"/frames/* "$corpus"/frames/*/chunks.b2frame "$corpus"/b2nd/* \
-        "$corpus"/malformed/*.b2frame "$corpus"/malformed/*.b2nd "$corpus"/known_bugs/*.b2frame ;;
+        "$corpus"/malformed/*.b2frame "$corpus"/malformed/*.b2nd "$corpus"/known_bugs/*.b2frame \
+        "$corpus"/plugins/b2nd/* ;;
     b2nd_frame)
-      seed "$t" "$corpus"/b2nd/* "$corpus"/malformed/*.b2nd ;;
+      seed "$t" "$corpus"/b2nd/* "$corpus"/malformed/*.b2nd "$corpus"/plugins/b2nd/* ;;
     recordio_scanner)
       seed "$t" ../tests/recordio/*.rio ../tests/recordio/*.grail-* ;;
     roundtrip | differential | schunk_ops)
