@@ -15,6 +15,7 @@
 //! codecs with `compress`/`decompress(src, dst, meta, typesize, b2nd)`.
 
 pub mod bytedelta;
+mod bytedelta_sse2;
 pub mod int_trunc;
 pub mod ndcell;
 pub mod ndlz;
