@@ -2,15 +2,18 @@
 //! directories and buffers, writing them out, frame properties, locking
 //! and the file helpers (`blosc2_remove_urlpath` ...).
 //!
-//! `blosc2_schunk_from_buffer` always reads the caller's frame into memory
-//! owned by the super-chunk (with `copy` false the super-chunk keeps it as
-//! a frame, with `copy` true as separate chunks); the caller's buffer is
-//! never written to, and is `free()`d with the super-chunk only after
+//! `blosc2_schunk_from_buffer` with `copy` false reads the caller's frame
+//! in place (the super-chunk keeps it as a frame and copies its data only
+//! when an edit changes it); with `copy` true it copies the chunks out as
+//! separate ones. The caller's buffer is never written to, and is
+//! `free()`d with the super-chunk only after
 //! `blosc2_schunk_avoid_cframe_free(schunk, false)`, as in 3.3.5.
 
 use std::ffi::{c_char, c_int};
 use std::ptr;
+use std::sync::Arc;
 
+use crate::engine::frame::{FrameBytes, LentBytes};
 use crate::engine::schunk::{self as eschunk, SChunk};
 
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
@@ -126,11 +129,35 @@ pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blos
     unsafe { blosc2_schunk_open_offset(urlpath, 0) }
 }
 
+/// The caller's frame buffer, read in place by a super-chunk from
+/// `blosc2_schunk_from_buffer`.
+struct CallerFrame {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the buffer is only read, never written, and 3.3.5's contract
+// has the caller keep it alive and unchanged while the super-chunk (or
+// the call, with `copy`) lives; reading it from any thread is sound.
+unsafe impl Send for CallerFrame {}
+// SAFETY: as above (shared reads only).
+unsafe impl Sync for CallerFrame {}
+
+impl LentBytes for CallerFrame {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: non-NULL and readable for `len` bytes (checked when made,
+        // kept so by the caller; see the Send impl).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
 /// A super-chunk out of the contiguous frame of `len` bytes at `cframe`.
-/// With `copy` false it keeps the frame (contiguous in-memory storage);
-/// with `copy` true it holds the chunks separately. Either way the bytes
-/// are read into the super-chunk; see the module docs for who frees
-/// `cframe`. Returns NULL for NULL, short, truncated or corrupted frames.
+/// With `copy` false it reads the caller's buffer in place (contiguous
+/// in-memory storage; the buffer must stay alive and unchanged until the
+/// super-chunk is freed, as in 3.3.5; it is never written to: the first
+/// edit of the chunk data copies it); with `copy` true it copies the
+/// chunks into separate ones of its own. Returns NULL for NULL, short,
+/// truncated or corrupted frames.
 ///
 /// # Safety
 /// `cframe` must be NULL or readable for `len` bytes.
@@ -140,11 +167,16 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, co
         if cframe.is_null() || len < FRAME_HEADER_MINLEN {
             return ptr::null_mut();
         }
-        // SAFETY: readable for `len` bytes per the contract.
-        let Ok(buf) = (unsafe { bytes(cframe.cast_const().cast(), len) }) else {
+        // SAFETY: readable for `len` bytes per the contract (this only
+        // checks the pointer and length; the view is not kept).
+        let Ok(view) = (unsafe { bytes(cframe.cast_const().cast(), len) }) else {
             return ptr::null_mut();
         };
-        match SChunk::from_cframe(buf.to_vec(), copy) {
+        let lent = FrameBytes::Lent(Arc::new(CallerFrame {
+            ptr: view.as_ptr(),
+            len: view.len(),
+        }));
+        match SChunk::from_frame_bytes(lent, copy) {
             Ok(sc) => {
                 let mut init = Init::from_engine(&sc, None);
                 if !copy {

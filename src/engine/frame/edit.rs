@@ -252,7 +252,7 @@ impl Frame {
             offsets: Vec::new(),
             off_chunk: None,
             trailer_len: trailer.len() as u32,
-            data: Vec::new(),
+            data: super::bytes::DataRegion::default(),
             raw: None,
             file: None,
             writable: false,
@@ -306,14 +306,14 @@ impl Frame {
         // chunks start the data region instead (a frame 3.3.5 reads alike).
         let cbytes = usize::try_from(self.hdr.cbytes).map_err(|_| Error::InvalidHeader)?;
         if cbytes > self.data.len() && cbytes - self.data.len() <= MAX_PHANTOM_DATA {
-            self.data.resize(cbytes, 0);
+            self.data.to_mut().resize(cbytes, 0);
         }
         if self.must_materialize(props) {
             for i in 0..self.offsets.len() {
                 if let Entry::Special(k) = offsets::decode_entry(self.offsets[i])? {
                     let c = self.materialized_special(i, k)?;
                     self.offsets[i] = self.data.len() as i64;
-                    self.data.extend_from_slice(&c);
+                    self.data.to_mut().extend_from_slice(&c);
                 }
             }
         }
@@ -334,11 +334,11 @@ impl Frame {
         let mut index_room = 0;
         match edit {
             Edit::Append(c) => {
-                let o = store(&mut self.data, c)?;
+                let o = store(self.data.to_mut(), c)?;
                 self.offsets.push(o);
             }
             Edit::Insert(i, c) => {
-                let o = store(&mut self.data, c)?;
+                let o = store(self.data.to_mut(), c)?;
                 self.offsets.insert(i, o);
             }
             Edit::Update(i, c) => self.update_memory(i, c, variable)?,
@@ -398,7 +398,9 @@ impl Frame {
                     *o += delta;
                 }
             }
-            self.data.splice(start..start + old_cb, new_bytes.iter().copied());
+            self.data
+                .to_mut()
+                .splice(start..start + old_cb, new_bytes.iter().copied());
             self.offsets[i] = match special {
                 Some(k) => offsets::special_offset(k),
                 None => old,
@@ -408,7 +410,7 @@ impl Frame {
                 Some(k) => offsets::special_offset(k),
                 None => {
                     let off = self.data.len() as i64;
-                    self.data.extend_from_slice(new_bytes);
+                    self.data.to_mut().extend_from_slice(new_bytes);
                     off
                 }
             };

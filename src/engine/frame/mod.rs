@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bytes;
 mod disk;
 pub mod edit;
 pub mod format;
@@ -36,6 +37,7 @@ use crate::engine::constants::EXTENDED_HEADER_LENGTH;
 use crate::engine::error::{Error, Result};
 use crate::engine::params::CParams;
 
+pub use bytes::{FrameBytes, LentBytes};
 pub use disk::set_durable_commits;
 pub use format::{FrameHeader, Meta};
 pub use io::{FrameFile, FrameFs, StdFs};
@@ -74,11 +76,12 @@ pub struct Frame {
     off_chunk: Option<Vec<u8>>,
     /// Length of the stored trailer.
     trailer_len: u32,
-    /// In-memory frames: the chunk data region (`hdr.cbytes` bytes).
-    data: Vec<u8>,
+    /// In-memory frames: the chunk data region (`hdr.cbytes` bytes), a
+    /// view on the bytes the frame was read from until an edit copies it.
+    data: bytes::DataRegion,
     /// In-memory frames: the exact bytes the frame was loaded from, kept
     /// until the first edit so that serializing returns them unchanged.
-    raw: Option<Vec<u8>>,
+    raw: Option<FrameBytes>,
     /// File frames: the open file (read-only until the first edit).
     file: Option<Box<dyn FrameFile>>,
     writable: bool,
@@ -302,7 +305,7 @@ impl Frame {
     pub fn to_cframe(&mut self) -> Result<Vec<u8>> {
         match self.kind.clone() {
             FrameKind::Memory => match &self.raw {
-                Some(r) => Ok(r.clone()),
+                Some(r) => Ok(r.to_vec()),
                 None => self.serialize_memory(),
             },
             FrameKind::File { offset, .. } => {
@@ -323,7 +326,7 @@ impl Frame {
             return Err(Error::FrameType);
         }
         if self.raw.is_none() {
-            self.raw = Some(self.serialize_memory()?);
+            self.raw = Some(FrameBytes::owned(self.serialize_memory()?));
         }
         self.raw.as_deref().ok_or(Error::Failure("frame cache"))
     }

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::bytes::{DataRegion, FrameBytes};
 use super::format::{self, FrameHeader, HEADER_MINLEN, TRAILER_MINLEN};
 use super::io::{self, FrameFile, FrameFs};
 use super::offsets::{self, Entry};
@@ -150,7 +151,7 @@ fn assemble(
         offsets,
         off_chunk,
         trailer_len: l.trailer_len,
-        data: Vec::new(),
+        data: DataRegion::default(),
         raw: None,
         file: None,
         writable: false,
@@ -171,6 +172,13 @@ impl Frame {
     /// (`blosc2_schunk_from_buffer`). The buffer is kept, so serializing
     /// an unedited frame gives the same bytes back.
     pub fn from_cframe(buf: Vec<u8>) -> Result<Frame> {
+        Frame::from_bytes(FrameBytes::owned(buf))
+    }
+
+    /// A frame over `buf`, which holds exactly one frame. Nothing is
+    /// copied but header, offsets and trailer: chunks are read from `buf`
+    /// until an edit gives the frame a data region of its own.
+    pub fn from_bytes(buf: FrameBytes) -> Result<Frame> {
         if buf.len() < HEADER_MINLEN {
             return Err(Error::ReadBuffer);
         }
@@ -184,9 +192,13 @@ impl Frame {
         let header = slice(&buf, 0, l.hdr.header_len as u64)?;
         let region = slice(&buf, l.off_pos, l.trailer_pos)?;
         let trailer = slice(&buf, l.trailer_pos, l.hdr.frame_len as u64)?;
-        let data = slice(&buf, l.hdr.header_len as u64, l.off_pos)?.to_vec();
+        let data_range = {
+            let d = slice(&buf, l.hdr.header_len as u64, l.off_pos)?;
+            let start = l.hdr.header_len as usize;
+            start..start + d.len()
+        };
         let mut f = assemble(FrameKind::Memory, io::std_fs(), l, header, region, trailer)?;
-        f.data = data;
+        f.data = DataRegion::view(buf.clone(), data_range);
         f.raw = Some(buf);
         Ok(f)
     }

@@ -168,7 +168,7 @@ impl SChunk {
         let mut blocksize = None::<i32>;
         let mut nbytes = 0i64;
         for i in 0..n {
-            let c = self.get_chunk(i)?.into_owned();
+            let c = self.get_chunk(i)?;
             let (nb, cb, bs) = chunk::cbuffer_sizes(&c)?;
             nbytes += i64::from(nb);
             cbytes += i64::from(cb);
@@ -177,7 +177,9 @@ impl SChunk {
                 Some(b) if b == bs => Some(b),
                 _ => Some(0),
             };
-            chunks.push(c[..cb as usize].to_vec());
+            // One copy of each chunk, of its exact length.
+            let stored = c.get(..cb as usize).ok_or(Error::ReadBuffer)?.to_vec();
+            chunks.push(stored);
         }
         if nbytes != self.nbytes {
             return Err(Error::InvalidHeader);

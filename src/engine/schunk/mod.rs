@@ -21,7 +21,7 @@ use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::edit::Props;
 use crate::engine::frame::io::{self, FrameFs};
-use crate::engine::frame::{Frame, FrameKind, Meta};
+use crate::engine::frame::{Frame, FrameBytes, FrameKind, Meta};
 use crate::engine::params::{CParams, DParams};
 
 pub use crate::engine::chunk::SpecialKind;
@@ -235,7 +235,15 @@ impl SChunk {
     /// the frame (contiguous storage); with `copy` it holds separate
     /// chunks.
     pub fn from_cframe(cframe: Vec<u8>, copy: bool) -> Result<SChunk> {
-        let frame = Frame::from_cframe(cframe)?;
+        SChunk::from_frame_bytes(FrameBytes::owned(cframe), copy)
+    }
+
+    /// [`SChunk::from_cframe`] over shared or lent bytes: without `copy`
+    /// the frame reads its chunks from `cframe` (no copy of the frame is
+    /// made until an edit changes the chunk data); with `copy` each chunk
+    /// is copied out once.
+    pub fn from_frame_bytes(cframe: FrameBytes, copy: bool) -> Result<SChunk> {
+        let frame = Frame::from_bytes(cframe)?;
         let mut s = SChunk::from_frame(frame, io::std_fs())?;
         if copy {
             s.detach_to_chunks()?;

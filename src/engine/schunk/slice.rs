@@ -2,7 +2,9 @@
 //! and listing the chunks a slice touches. Unlike 3.3.5 these also work
 //! with variable chunk sizes and check every bound.
 
-use super::SChunk;
+use std::borrow::Cow;
+
+use super::{Backend, SChunk};
 use crate::engine::chunk;
 use crate::engine::error::{Error, Result};
 
@@ -39,13 +41,34 @@ impl SChunk {
         Ok(starts)
     }
 
-    /// Split the byte range `[b0, b1)` into per-chunk pieces.
+    /// Split the byte range `[b0, b1)` into per-chunk pieces. With a fixed
+    /// chunk size the chunks are found by division (a slice of a few items
+    /// costs the same in a super-chunk of any length); otherwise from the
+    /// chunk sizes.
     fn pieces(&mut self, b0: i64, b1: i64) -> Result<Vec<Piece>> {
-        let starts = self.chunk_starts()?;
         let mut out = Vec::new();
         if b0 >= b1 {
             return Ok(out);
         }
+        let n = self.nchunks();
+        let cs = i64::from(self.chunksize);
+        if cs > 0 && b0 >= 0 && (b1 - 1) / cs < n && self.nbytes > (n - 1) * cs {
+            for i in b0 / cs..=(b1 - 1) / cs {
+                let start = i * cs;
+                let end = if i + 1 == n { self.nbytes } else { start + cs };
+                let (lo, hi) = (b0.max(start), b1.min(end));
+                if hi > lo {
+                    out.push(Piece {
+                        nchunk: i,
+                        start: (lo - start) as usize,
+                        len: (hi - lo) as usize,
+                        chunk_len: (end - start) as usize,
+                    });
+                }
+            }
+            return Ok(out);
+        }
+        let starts = self.chunk_starts()?;
         let first = starts.partition_point(|&s| s <= b0).saturating_sub(1);
         for i in first..starts.len() - 1 {
             let (cs, ce) = (starts[i], starts[i + 1]);
@@ -90,15 +113,21 @@ impl SChunk {
                 Err(Error::Failure("short chunk"))
             };
         }
-        let c = self.lazy_chunk_for(p.nchunk, p.start, p.len)?;
-        let ts = chunk::read_header(&c)?.typesize.max(1) as usize;
+        self.check_index(p.nchunk, false)?;
+        self.current_nchunk = p.nchunk;
         self.dctx.nchunk = p.nchunk;
+        // Borrowed in memory (no copy of the chunk); from disk only the
+        // blocks holding the range are read. getitem decodes only those
+        // blocks, and copies straight out of memcpyed and special chunks.
+        let c = piece_source(&mut self.backend, p)?;
+        let ts = chunk::read_header(&c)?.typesize.max(1) as usize;
         if p.start.is_multiple_of(ts) && p.len.is_multiple_of(ts) {
             let got = self.dctx.getitem_bytes(&c, p.start as i64, p.len as i64, dest)?;
             if got != p.len {
                 return Err(Error::Failure("short read"));
             }
         } else {
+            drop(c);
             let mut whole = vec![0u8; p.chunk_len];
             if self.decompress_chunk(p.nchunk, &mut whole)? != p.chunk_len {
                 return Err(Error::Failure("chunk size differs from the frame's"));
@@ -191,5 +220,16 @@ impl SChunk {
             return Err(Error::InvalidParam("slice out of range"));
         }
         Ok(self.pieces(b0, b1)?.iter().map(|p| p.nchunk).collect())
+    }
+}
+
+/// The stored chunk a piece reads from: borrowed from memory, or with the
+/// blocks the piece needs read from disk.
+fn piece_source<'a>(backend: &'a mut Backend, p: &Piece) -> Result<Cow<'a, [u8]>> {
+    match backend {
+        Backend::Chunks(c) => Ok(Cow::Borrowed(
+            c.get(p.nchunk as usize).ok_or(Error::InvalidParam("nchunk"))?,
+        )),
+        Backend::Frame(f) => f.partial_chunk(p.nchunk, p.start, p.len),
     }
 }
