@@ -12,7 +12,15 @@
 //!   memory (chunks or a contiguous frame) and in a frame file;
 //! - `getitem`: one item at random positions of a 4 MiB chunk;
 //! - `b2nd`:    a 3-D float64 array built from a buffer, and a box or a
-//!   plane sliced out of it (speed in MB/s of the slice).
+//!   plane sliced out of it (speed in MB/s of the slice);
+//! - `frame`:   4 MiB chunks written as a frame and read back from a buffer
+//!   (copied or read in place) or by reopening the frame file;
+//! - `slice`:   `get_slice_buffer` of 1, 16 and 4096 items at random
+//!   positions, in memory, in frames in memory and in frame files
+//!   (calls/s);
+//! - `special`: frames of special chunks (zeros, NaNs) in memory and on
+//!   disk, and a frame file whose vlmetalayer is updated five times (the
+//!   ratio of these and of `frame` cells is nbytes / frame size).
 //!
 //! Every round trip is verified. Output: one line per cell (ratio of
 //! compression ratios, of compression speeds and of decompression speeds,
@@ -22,10 +30,13 @@
 #![deny(unsafe_code)]
 
 mod data;
+mod frames;
 mod measure;
 mod memory;
 mod ndslice;
 mod reference;
+mod slices;
+mod store;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -36,9 +47,11 @@ use blosc2::engine::codecs;
 use blosc2::engine::constants::{codec, filter};
 
 use data::Dataset;
+use frames::{Reread, Special};
 use measure::{Budget, Measured, Where};
 use ndslice::SliceKind;
 use reference::{RefLib, Settings};
+use slices::SliceWhere;
 
 const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N]
                     [--quick] [--csv FILE] [--filter TERMS]... [--cell-seconds S] [--list]
@@ -155,6 +168,9 @@ enum What {
     SChunk { wh: Where, nchunks: usize },
     GetItem { chunk: usize },
     NdSlice { kind: SliceKind },
+    Frame { how: Reread },
+    Slice { wh: SliceWhere, nitems: usize },
+    Special { what: Special },
 }
 
 struct Cell {
@@ -192,6 +208,9 @@ fn cell(
         What::Chunked { chunk, .. } if group != "chunk" => format!("/{}", size_label(chunk)),
         What::SChunk { wh, .. } => format!("/{}", wh.name()),
         What::NdSlice { kind } => format!("/{}", kind.name()),
+        What::Frame { how } => format!("/{}", how.name()),
+        What::Slice { wh, nitems } => format!("/{}/{nitems}", wh.name()),
+        What::Special { what } => format!("/{}", what.name()),
         _ => String::new(),
     };
     let id = format!(
@@ -319,7 +338,67 @@ fn matrix(dsets: &[Dataset], quick: bool) -> Vec<Cell> {
             }
         }
     }
+    frame_cells(&mut v, dsets, quick);
     v
+}
+
+/// Frames read back, slices, special-chunk frames.
+fn frame_cells(v: &mut Vec<Cell>, dsets: &[Dataset], quick: bool) {
+    let names: &[&str] = if quick {
+        &["f64-smooth", "random"]
+    } else {
+        &["i64-arange", "f64-smooth", "random", "text"]
+    };
+    let codecs: &[u8] = if quick {
+        &[codec::LZ4]
+    } else {
+        &[codec::BLOSCLZ, codec::LZ4, codec::ZSTD]
+    };
+    let threads: &[i16] = if quick { &[1] } else { &[1, 2] };
+    for d in names.iter().map(|n| ds_index(dsets, n)) {
+        for &c in codecs {
+            for &t in threads {
+                for how in [Reread::BufferCopy, Reread::BufferShared, Reread::Reopened] {
+                    v.push(cell("frame", d, dsets, c, 1, 5, t, What::Frame { how }));
+                }
+            }
+        }
+    }
+    let slice_ds: &[&str] = if quick {
+        &["f64-smooth", "random", "zeros"]
+    } else {
+        &["i64-arange", "f64-smooth", "random", "zeros", "text"]
+    };
+    let slice_codecs: &[u8] = if quick {
+        &[codec::LZ4]
+    } else {
+        &[codec::LZ4, codec::ZSTD]
+    };
+    for d in slice_ds.iter().map(|n| ds_index(dsets, n)) {
+        for &c in slice_codecs {
+            for wh in [
+                SliceWhere::Memory,
+                SliceWhere::CFrame,
+                SliceWhere::Shared,
+                SliceWhere::File,
+                SliceWhere::Reopened,
+            ] {
+                for nitems in [1, 16, 4096] {
+                    v.push(cell("slice", d, dsets, c, 1, 5, 1, What::Slice { wh, nitems }));
+                }
+            }
+        }
+    }
+    let d = ds_index(dsets, "f64-smooth");
+    for what in [
+        Special::Zeros { file: false },
+        Special::Zeros { file: true },
+        Special::Nans { file: false },
+        Special::Nans { file: true },
+        Special::Vlmeta,
+    ] {
+        v.push(cell("special", d, dsets, codec::LZ4, 1, 5, 1, What::Special { what }));
+    }
 }
 
 fn selected(id: &str, filters: &[Vec<String>]) -> bool {
@@ -451,6 +530,9 @@ fn csv_row(r: &Row) -> String {
         What::SChunk { wh, .. } => wh.name().to_string(),
         What::GetItem { chunk } => size_label(chunk),
         What::NdSlice { kind } => kind.name().to_string(),
+        What::Frame { how } => how.name().to_string(),
+        What::Slice { wh, nitems } => format!("{}/{nitems}", wh.name()),
+        What::Special { what } => what.name().to_string(),
     };
     let o = &r.m.sides[0];
     let f = r.m.sides.get(1);
@@ -589,6 +671,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             What::SChunk { wh, nchunks } => measure::schunk(d, nchunks, &c.s, wh, lib.as_ref(), budget, &tmpdir),
             What::GetItem { chunk } => measure::getitem(d, chunk, &c.s, lib.as_ref(), budget),
             What::NdSlice { kind } => ndslice::slice(d, &c.s, kind, lib.as_ref(), budget),
+            What::Frame { how } => {
+                let n = (d.len() / (4 * MIB)).max(1);
+                frames::reread(d, n, &c.s, how, lib.as_ref(), budget, &tmpdir)
+            }
+            What::Slice { wh, nitems } => slices::slices(d, 4 * MIB, &c.s, wh, nitems, lib.as_ref(), budget, &tmpdir),
+            What::Special { what } => frames::special(d, 4 * MIB, &c.s, what, lib.as_ref(), budget, &tmpdir),
         };
         let m = match res {
             Ok(m) => m,
@@ -643,11 +731,14 @@ fn summary(rows: &[Row], dsets: &[Dataset], memcpy: &[f64]) -> String {
         "geometric mean ours/reference: compression speed {gc:.3} ({nc} cells), decompression speed {gd:.3} ({nd} cells), compression ratio {gr:.4}"
     );
     // Breakdowns.
-    let groups = ["chunk", "small", "clevel0", "schunk", "getitem", "b2nd"];
+    let groups = [
+        "chunk", "small", "clevel0", "schunk", "getitem", "b2nd", "frame", "slice", "special",
+    ];
     let _ = writeln!(w, "\nby group:                  c/ref   d/ref  ratio   cells");
     for g in groups {
         breakdown_line(w, g, with_ref.iter().copied().filter(|r| r.cell.group == g));
     }
+    paths_section(w, &with_ref);
     let chunk_rows: Vec<&Row> = with_ref.iter().copied().filter(|r| r.cell.group == "chunk").collect();
     if !chunk_rows.is_empty() {
         let _ = writeln!(w, "\n4 MiB chunks by codec / filter / clevel / threads / data set:");
@@ -755,6 +846,77 @@ fn summary(rows: &[Row], dsets: &[Dataset], memcpy: &[f64]) -> String {
         yn(mem_ok)
     );
     s
+}
+
+/// The path of issue 32's bar a cell belongs to.
+fn path_of(c: &Cell) -> &'static str {
+    let on_file = |name: &str| name.starts_with("file") || name.ends_with("-file");
+    match c.what {
+        What::Chunked { .. } if c.group == "small" => "small chunks",
+        What::Chunked { .. } => "chunk",
+        What::GetItem { .. } => "getitem",
+        What::NdSlice { .. } => "b2nd",
+        What::SChunk { wh: Where::Memory, .. } => "super-chunk in memory",
+        What::SChunk { wh: Where::CFrame, .. } => "in-memory frame",
+        What::SChunk { wh: Where::File, .. } => "file frame",
+        What::Frame { how } if on_file(how.name()) => "file frame",
+        What::Frame { .. } => "in-memory frame",
+        What::Special { what } if on_file(what.name()) => "file frame",
+        What::Special { .. } => "in-memory frame",
+        What::Slice { wh, .. } if on_file(wh.name()) => "slices: file frame",
+        What::Slice {
+            wh: SliceWhere::Memory, ..
+        } => "slices: super-chunk in memory",
+        What::Slice { .. } => "slices: in-memory frame",
+    }
+}
+
+/// Geometric means per path and issue 32's bar for each: speeds at 1.1x
+/// the reference (slices: 1.0x, no cell below 0.8x), ratios (frame sizes)
+/// within 1% in every cell.
+fn paths_section(w: &mut String, rows: &[&Row]) {
+    let paths = [
+        "chunk",
+        "small chunks",
+        "super-chunk in memory",
+        "in-memory frame",
+        "file frame",
+        "b2nd",
+        "getitem",
+        "slices: super-chunk in memory",
+        "slices: in-memory frame",
+        "slices: file frame",
+    ];
+    let _ = writeln!(
+        w,
+        "\nby path (issue 32):                       c/ref   d/ref  ratio   cells  worst  bar"
+    );
+    for p in paths {
+        let in_path: Vec<&Row> = rows.iter().copied().filter(|r| path_of(&r.cell) == p).collect();
+        if in_path.is_empty() {
+            continue;
+        }
+        let (gc, nc) = geomean(in_path.iter().filter_map(|r| r.rel_c()));
+        let (gd, nd) = geomean(in_path.iter().map(|r| r.rel_d()));
+        let (gr, _) = geomean(in_path.iter().map(|r| r.rel_ratio()));
+        let worst = in_path.iter().map(|r| r.worst()).fold(f64::INFINITY, f64::min);
+        let ratio_ok = in_path.iter().all(|r| r.rel_ratio() >= BAR_RATIO);
+        let ok = if p.starts_with("slices") {
+            gd >= 1.0 && worst >= 0.8
+        } else {
+            (nc == 0 || gc >= 1.1) && gd >= 1.1
+        } && ratio_ok;
+        let c = if nc == 0 {
+            "    -".to_string()
+        } else {
+            format!("{gc:>7.3}")
+        };
+        let _ = writeln!(
+            w,
+            "  {p:<38}{c} {gd:>7.3} {gr:>6.3} {nd:>7} {worst:>6.2}  {}",
+            if ok { "PASS" } else { "FAIL" }
+        );
+    }
 }
 
 fn percentile(v: &[f64], p: f64) -> f64 {

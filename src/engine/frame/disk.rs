@@ -36,7 +36,7 @@ pub fn set_durable_commits(on: bool) {
     DURABLE_COMMITS.store(if on { 2 } else { 1 }, Ordering::Relaxed);
 }
 
-fn durable_commits() -> bool {
+pub(super) fn durable_commits() -> bool {
     match DURABLE_COMMITS.load(Ordering::Relaxed) {
         0 => {
             let on = std::env::var("BLOSC2_FSYNC").is_ok_and(|v| v == "1");
@@ -223,9 +223,13 @@ impl Frame {
         // writes past the end instead, leaving the old index as dead bytes:
         // then every commit grows `cbytes`, so no header ever comes back,
         // and a reader that finds the same header before and after its
-        // reads (`open_file`) really saw one state.
+        // reads (`open_file`) really saw one state. Appends and inserts of
+        // special chunks go in place too (no dead bytes, `cbytes`
+        // unchanged, as in 3.3.5): they grow `nbytes`, and every other
+        // commit grows `cbytes`, so their headers never repeat either.
         let adds_chunks = plan.slots.iter().any(|s| matches!(s, Slot::New(_)));
-        let in_place = adds_chunks || self.offsets.is_empty();
+        let grows_special = props.nbytes > self.hdr.nbytes && plan.dropped.is_empty();
+        let in_place = adds_chunks || grows_special || self.offsets.is_empty();
         if self.hdr.cbytes < 0 || hl + self.hdr.cbytes > rel {
             return Err(Error::InvalidHeader);
         }

@@ -57,9 +57,39 @@ impl Frame {
     /// byte range `[start, start + len)` filled in; other blocks are left
     /// zeroed. In-memory frames return the chunk itself.
     pub fn partial_chunk(&mut self, n: i64, start: usize, len: usize) -> Result<Cow<'_, [u8]>> {
+        let mut buf = Vec::new();
+        if self.read_partial(n, start, len, &mut buf, false)? {
+            return Ok(Cow::Owned(buf));
+        }
+        self.chunk(n)
+    }
+
+    /// [`Frame::partial_chunk`] for a getitem of `[start, start + len)`
+    /// (a slice): read into a buffer the frame keeps for the next call
+    /// (other blocks hold stale bytes, not zeros), and of a memcpyed chunk
+    /// only the bytes of the range.
+    pub fn partial_chunk_for_getitem(&mut self, n: i64, start: usize, len: usize) -> Result<Cow<'_, [u8]>> {
+        let mut buf = std::mem::take(&mut self.partial_scratch);
+        match self.read_partial(n, start, len, &mut buf, true) {
+            Ok(true) => {
+                self.partial_scratch = buf;
+                Ok(Cow::Borrowed(&self.partial_scratch))
+            }
+            Ok(false) => {
+                self.partial_scratch = buf;
+                self.chunk(n)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Read what [`Frame::partial_chunk`] needs of chunk `n` into `buf`
+    /// (made `cbytes` long); false when the whole chunk is needed (or is
+    /// in memory). With `exact`, a memcpyed chunk gets only the range.
+    fn read_partial(&mut self, n: i64, start: usize, len: usize, buf: &mut Vec<u8>, exact: bool) -> Result<bool> {
         let off = match self.entry(n)? {
             Entry::Stored(off) if !matches!(self.kind, FrameKind::Memory) => off,
-            _ => return self.chunk(n),
+            _ => return Ok(false),
         };
         let head = self.chunk_head(n)?;
         let h = chunk::read_header(&head)?;
@@ -71,11 +101,16 @@ impl Frame {
             && !h.lazy()
             && h.nbytes > 0;
         if !simple || len == 0 || start.checked_add(len).is_none_or(|e| e > h.nbytes as usize) {
-            return self.chunk(n);
+            return Ok(false);
         }
         self.check_extent(off, cbytes)?;
         let mut src = self.source(off)?;
-        let mut buf = vec![0u8; cbytes];
+        if buf.capacity() == 0 {
+            // Fresh zeroed pages: only the bytes read are ever touched.
+            *buf = vec![0u8; cbytes];
+        } else {
+            buf.resize(cbytes, 0);
+        }
         buf[..EXTENDED_HEADER_LENGTH].copy_from_slice(&head);
         let bs = h.blocksize as usize;
         let nblocks = (h.nbytes as usize).div_ceil(bs);
@@ -83,6 +118,14 @@ impl Frame {
         let mut wanted: Vec<usize> = (first..=last).collect();
         if h.filters.contains(&filter::DELTA) && first > 0 {
             wanted.insert(0, 0);
+        }
+        if h.memcpyed() && exact {
+            let lo = EXTENDED_HEADER_LENGTH + start;
+            let hi = (lo + len).min(cbytes);
+            if lo < hi {
+                self.read_src(&mut src, lo, &mut buf[lo..hi])?;
+            }
+            return Ok(true);
         }
         if h.memcpyed() {
             for &j in &wanted {
@@ -92,7 +135,7 @@ impl Frame {
                     self.read_src(&mut src, lo, &mut buf[lo..hi])?;
                 }
             }
-            return Ok(Cow::Owned(buf));
+            return Ok(true);
         }
         let bstarts_end = EXTENDED_HEADER_LENGTH + 4 * nblocks;
         if bstarts_end > cbytes {
@@ -131,7 +174,7 @@ impl Frame {
             let hi = sorted.iter().copied().find(|&s| s > lo).unwrap_or(cbytes);
             self.read_src(&mut src, lo, &mut buf[lo..hi])?;
         }
-        Ok(Cow::Owned(buf))
+        Ok(true)
     }
 
     /// 3.3.5's lazy chunk for chunk `n` of a disk frame: header, block

@@ -88,6 +88,9 @@ pub struct Frame {
     /// File frames: bytes appended by this handle since it was opened or
     /// compacted (drives automatic compaction).
     growth: i64,
+    /// Disk frames: where slices read the blocks they need, kept from one
+    /// call to the next (see [`Frame::partial_chunk_for_getitem`]).
+    partial_scratch: Vec<u8>,
 }
 
 impl std::fmt::Debug for Frame {

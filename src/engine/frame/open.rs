@@ -156,6 +156,7 @@ fn assemble(
         file: None,
         writable: false,
         growth: 0,
+        partial_scratch: Vec::new(),
     })
 }
 

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use super::{Backend, SChunk};
-use crate::engine::chunk;
 use crate::engine::error::{Error, Result};
 
 /// The part of one chunk a byte range covers.
@@ -120,7 +119,9 @@ impl SChunk {
         // blocks holding the range are read. getitem decodes only those
         // blocks, and copies straight out of memcpyed and special chunks.
         let c = piece_source(&mut self.backend, p)?;
-        let ts = chunk::read_header(&c)?.typesize.max(1) as usize;
+        // The chunk's own typesize (byte 3 of its header; getitem checks
+        // the rest of the header).
+        let ts = usize::from(*c.get(3).ok_or(Error::ReadBuffer)?).max(1);
         if p.start.is_multiple_of(ts) && p.len.is_multiple_of(ts) {
             let got = self.dctx.getitem_bytes(&c, p.start as i64, p.len as i64, dest)?;
             if got != p.len {
@@ -141,12 +142,37 @@ impl SChunk {
     /// (`blosc2_schunk_get_slice_buffer`).
     pub fn get_slice_buffer(&mut self, start: i64, stop: i64, buffer: &mut [u8]) -> Result<()> {
         let (b0, b1) = self.byte_range(start, stop, buffer.len())?;
+        if let Some(p) = self.single_piece(b0, b1) {
+            return self.read_piece(&p, &mut buffer[..p.len]);
+        }
         let mut pos = 0usize;
         for p in self.pieces(b0, b1)? {
             self.read_piece(&p, &mut buffer[pos..pos + p.len])?;
             pos += p.len;
         }
         Ok(())
+    }
+
+    /// The one piece of `[b0, b1)` when it lies within one chunk of a
+    /// fixed-size super-chunk (most slices of a few items): no list.
+    fn single_piece(&self, b0: i64, b1: i64) -> Option<Piece> {
+        let cs = i64::from(self.chunksize);
+        let n = self.nchunks();
+        if cs <= 0 || b0 < 0 || b1 <= b0 || b0 / cs != (b1 - 1) / cs || self.nbytes <= (n - 1) * cs {
+            return None;
+        }
+        let i = b0 / cs;
+        if i >= n {
+            return None;
+        }
+        let start = i * cs;
+        let end = if i + 1 == n { self.nbytes } else { start + cs };
+        (b1 <= end).then(|| Piece {
+            nchunk: i,
+            start: (b0 - start) as usize,
+            len: (b1 - b0) as usize,
+            chunk_len: (end - start) as usize,
+        })
     }
 
     /// Overwrite items `[start, stop)` with `buffer`, recompressing the
@@ -230,6 +256,6 @@ fn piece_source<'a>(backend: &'a mut Backend, p: &Piece) -> Result<Cow<'a, [u8]>
         Backend::Chunks(c) => Ok(Cow::Borrowed(
             c.get(p.nchunk as usize).ok_or(Error::InvalidParam("nchunk"))?,
         )),
-        Backend::Frame(f) => f.partial_chunk(p.nchunk, p.start, p.len),
+        Backend::Frame(f) => f.partial_chunk_for_getitem(p.nchunk, p.start, p.len),
     }
 }

@@ -46,6 +46,14 @@ struct Api {
     schunk_append_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *const c_void, i32) -> i64,
     schunk_decompress_chunk: unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut c_void, i32) -> c_int,
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
+    schunk_to_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *mut *mut u8, *mut bool) -> i64,
+    schunk_from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> *mut blosc2_schunk,
+    schunk_open: unsafe extern "C" fn(*const c_char) -> *mut blosc2_schunk,
+    schunk_get_slice_buffer: unsafe extern "C" fn(*mut blosc2_schunk, i64, i64, *mut c_void) -> c_int,
+    schunk_fill_special: unsafe extern "C" fn(*mut blosc2_schunk, i64, c_int, i32) -> i64,
+    schunk_frame_len: unsafe extern "C" fn(*mut blosc2_schunk) -> i64,
+    vlmeta_add: VlmetaSet,
+    vlmeta_update: VlmetaSet,
     b2nd_create_ctx: B2ndCreateCtx,
     b2nd_free_ctx: unsafe extern "C" fn(*mut c_void) -> c_int,
     b2nd_from_cbuffer: unsafe extern "C" fn(*mut c_void, *mut *mut b2nd_array_t, *const c_void, i64) -> c_int,
@@ -53,6 +61,11 @@ struct Api {
         unsafe extern "C" fn(*const b2nd_array_t, *const i64, *const i64, *mut c_void, *const i64, i64) -> c_int,
     b2nd_free: unsafe extern "C" fn(*mut b2nd_array_t) -> c_int,
 }
+
+/// `blosc2_vlmeta_add` / `blosc2_vlmeta_update(schunk, name, content,
+/// content_len, cparams)`.
+type VlmetaSet =
+    unsafe extern "C" fn(*mut blosc2_schunk, *const c_char, *const u8, i32, *const blosc2_cparams) -> c_int;
 
 /// `b2nd_create_ctx(storage, ndim, shape, chunkshape, blockshape, dtype,
 /// dtype_format, metalayers, nmetalayers)`.
@@ -168,6 +181,14 @@ impl RefLib {
                 schunk_append_buffer: sym(handle, "blosc2_schunk_append_buffer")?,
                 schunk_decompress_chunk: sym(handle, "blosc2_schunk_decompress_chunk")?,
                 error_string: sym(handle, "blosc2_error_string")?,
+                schunk_to_buffer: sym(handle, "blosc2_schunk_to_buffer")?,
+                schunk_from_buffer: sym(handle, "blosc2_schunk_from_buffer")?,
+                schunk_open: sym(handle, "blosc2_schunk_open")?,
+                schunk_get_slice_buffer: sym(handle, "blosc2_schunk_get_slice_buffer")?,
+                schunk_fill_special: sym(handle, "blosc2_schunk_fill_special")?,
+                schunk_frame_len: sym(handle, "blosc2_schunk_frame_len")?,
+                vlmeta_add: sym(handle, "blosc2_vlmeta_add")?,
+                vlmeta_update: sym(handle, "blosc2_vlmeta_update")?,
                 b2nd_create_ctx: sym(handle, "b2nd_create_ctx")?,
                 b2nd_free_ctx: sym(handle, "b2nd_free_ctx")?,
                 b2nd_from_cbuffer: sym(handle, "b2nd_from_cbuffer")?,
@@ -274,6 +295,36 @@ impl RefLib {
         let sc = unsafe { (self.api.schunk_new)(&mut st) };
         if sc.is_null() {
             return Err("reference blosc2_schunk_new failed".into());
+        }
+        Ok(RefSChunk { lib: self, sc })
+    }
+
+    /// `blosc2_schunk_from_buffer` over `cframe`. Without `copy` the
+    /// super-chunk reads `cframe` in place, so it borrows it for its
+    /// lifetime (3.3.5 never frees a buffer it was given this way unless
+    /// told to, and never writes it unless the super-chunk is edited,
+    /// which the benchmark does not do).
+    pub fn schunk_from_buffer<'a>(&'a self, cframe: &'a [u8], copy: bool) -> Result<RefSChunk<'a>, String> {
+        let len = i64::try_from(cframe.len()).map_err(|_| "frame too large".to_string())?;
+        // SAFETY: `cframe` is readable for `len` bytes and outlives the
+        // returned super-chunk (the lifetime ties them); see above for
+        // why the library does not write or free it.
+        let sc = unsafe { (self.api.schunk_from_buffer)(cframe.as_ptr().cast_mut(), len, copy) };
+        if sc.is_null() {
+            return Err("reference blosc2_schunk_from_buffer failed".into());
+        }
+        Ok(RefSChunk { lib: self, sc })
+    }
+
+    /// `blosc2_schunk_open` of the frame at `path`.
+    pub fn schunk_open(&self, path: &Path) -> Result<RefSChunk<'_>, String> {
+        let c =
+            CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("bad path {}", path.display()))?;
+        // SAFETY: `c` is NUL-terminated and lives across the call, which
+        // copies it.
+        let sc = unsafe { (self.api.schunk_open)(c.as_ptr()) };
+        if sc.is_null() {
+            return Err(format!("reference blosc2_schunk_open({}) failed", path.display()));
         }
         Ok(RefSChunk { lib: self, sc })
     }
@@ -477,6 +528,82 @@ impl RefSChunk<'_> {
         // SAFETY: `sc` points to a live blosc2_schunk whose layout is the
         // compile-time-checked mirror; the fields are plain integers.
         unsafe { ((*self.sc).nbytes, (*self.sc).cbytes) }
+    }
+
+    /// The contiguous frame of the super-chunk (`blosc2_schunk_to_buffer`),
+    /// copied into a vector of ours.
+    pub fn to_cframe(&mut self) -> Result<Vec<u8>, String> {
+        let mut p: *mut u8 = std::ptr::null_mut();
+        let mut needs_free = false;
+        // SAFETY: the super-chunk is live; both out-pointers are valid.
+        let len = unsafe { (self.lib.api.schunk_to_buffer)(self.sc, &mut p, &mut needs_free) };
+        if len < 0 || p.is_null() {
+            return Err(self.lib.err("blosc2_schunk_to_buffer", len));
+        }
+        // SAFETY: the library returned `len` readable bytes at `p`, valid
+        // until the super-chunk changes (it does not here) or, with
+        // `needs_free`, until freed below.
+        let v = unsafe { std::slice::from_raw_parts(p, len as usize) }.to_vec();
+        if needs_free {
+            // SAFETY: malloc'ed by the library for us to free, once.
+            unsafe { libc::free(p.cast()) };
+        }
+        Ok(v)
+    }
+
+    /// `blosc2_schunk_get_slice_buffer` of items `[start, stop)` into `dst`
+    /// (which must hold them: the library does not check).
+    pub fn get_slice(&mut self, start: i64, stop: i64, dst: &mut [u8]) -> Result<(), String> {
+        let (nbytes, _) = self.sizes();
+        // SAFETY: the super-chunk is live; the typesize field is plain.
+        let ts = i64::from(unsafe { (*self.sc).typesize });
+        let need = (stop - start).checked_mul(ts).ok_or("slice too large")?;
+        if start < 0 || stop < start || stop * ts > nbytes || need as u64 > dst.len() as u64 {
+            return Err("slice out of range".into());
+        }
+        // SAFETY: live super-chunk; `dst` holds the slice's `need` bytes,
+        // checked above against the super-chunk's size.
+        let rc = unsafe { (self.lib.api.schunk_get_slice_buffer)(self.sc, start, stop, dst.as_mut_ptr().cast()) };
+        if rc < 0 {
+            return Err(self.lib.err("blosc2_schunk_get_slice_buffer", rc.into()));
+        }
+        Ok(())
+    }
+
+    /// `blosc2_schunk_fill_special`: the number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, special_value: i32, chunksize: i32) -> Result<i64, String> {
+        // SAFETY: the super-chunk is live; plain integer arguments.
+        let rc = unsafe { (self.lib.api.schunk_fill_special)(self.sc, nitems, special_value, chunksize) };
+        if rc < 0 {
+            return Err(self.lib.err("blosc2_schunk_fill_special", rc));
+        }
+        Ok(rc)
+    }
+
+    /// `blosc2_schunk_frame_len`.
+    pub fn frame_len(&mut self) -> i64 {
+        // SAFETY: the super-chunk is live.
+        unsafe { (self.lib.api.schunk_frame_len)(self.sc) }
+    }
+
+    /// `blosc2_vlmeta_add` (or `_update` when `update`) of `content` with
+    /// the default compression parameters.
+    pub fn vlmeta_set(&mut self, name: &str, content: &[u8], update: bool) -> Result<(), String> {
+        let cname = CString::new(name).map_err(|_| format!("bad name {name}"))?;
+        let len = len_i32(content.len())?;
+        let f = if update {
+            self.lib.api.vlmeta_update
+        } else {
+            self.lib.api.vlmeta_add
+        };
+        // SAFETY: live super-chunk; `cname` NUL-terminated and `content`
+        // readable for `len` bytes, both across the call (which copies
+        // them); NULL cparams means the defaults.
+        let rc = unsafe { f(self.sc, cname.as_ptr(), content.as_ptr(), len, std::ptr::null()) };
+        if rc < 0 {
+            return Err(self.lib.err("blosc2_vlmeta_add/update", rc.into()));
+        }
+        Ok(())
     }
 }
 
