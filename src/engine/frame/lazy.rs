@@ -158,7 +158,7 @@ impl Frame {
         }
         let mut starts: Vec<usize> = Vec::with_capacity(nblocks);
         for j in 0..nblocks {
-            let v = read_i32(&buf, EXTENDED_HEADER_LENGTH + 4 * j)?;
+            let v = read_i32(buf, EXTENDED_HEADER_LENGTH + 4 * j)?;
             let v = usize::try_from(v).map_err(|_| Error::Data("negative block offset"))?;
             if v < bstarts_end || v >= cbytes {
                 return Err(Error::Data("block offset out of range"));

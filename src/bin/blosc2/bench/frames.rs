@@ -113,7 +113,7 @@ pub fn reread(
     let reps = even(budget.reps);
     // Repetition 0 is a warm-up.
     for rep in 0..=reps {
-        let mut cframes: Vec<Arc<Vec<u8>>> = vec![Arc::new(Vec::new()); ns];
+        let mut cframes: Vec<Arc<Vec<u8>>> = (0..ns).map(|_| Arc::new(Vec::new())).collect();
         let mut sizes = vec![0i64; ns];
         for k in order(rep, ns) {
             let file = (how == Reread::Reopened).then(|| files[k].as_path());
@@ -131,7 +131,7 @@ pub fn reread(
             }
             match file {
                 Some(_) => drop(sc),
-                None => cframes[k] = Arc::new(sc.to_cframe()?),
+                None => cframes[k] = Arc::new(sc.cframe()?),
             }
             sizes[k] = match file {
                 Some(p) => file_len(p)?,

@@ -532,7 +532,7 @@ impl RefSChunk<'_> {
 
     /// The contiguous frame of the super-chunk (`blosc2_schunk_to_buffer`),
     /// copied into a vector of ours.
-    pub fn to_cframe(&mut self) -> Result<Vec<u8>, String> {
+    pub fn cframe(&mut self) -> Result<Vec<u8>, String> {
         let mut p: *mut u8 = std::ptr::null_mut();
         let mut needs_free = false;
         // SAFETY: the super-chunk is live; both out-pointers are valid.

@@ -63,7 +63,7 @@ pub fn slices(
         .map(|k| tmpdir.join(format!("blosc2-bench-{}-slice-{}.b2frame", std::process::id(), WHO[k])))
         .collect();
     // The super-chunks (and the frames they read in place) of both sides.
-    let mut cframes: Vec<Arc<Vec<u8>>> = vec![Arc::new(Vec::new()); ns];
+    let mut cframes: Vec<Arc<Vec<u8>>> = (0..ns).map(|_| Arc::new(Vec::new())).collect();
     let mut sizes = vec![0i64; ns];
     let mut built: Vec<Option<Sc<'_>>> = (0..ns).map(|_| None).collect();
     for k in 0..ns {
@@ -77,7 +77,7 @@ pub fn slices(
         }
         sizes[k] = sc.sizes().1;
         match wh {
-            SliceWhere::Shared => cframes[k] = Arc::new(sc.to_cframe()?),
+            SliceWhere::Shared => cframes[k] = Arc::new(sc.cframe()?),
             SliceWhere::Reopened => {}
             _ => built[k] = Some(sc),
         }

@@ -141,10 +141,10 @@ impl Sc<'_> {
     }
 
     /// The contiguous frame (`blosc2_schunk_to_buffer`), as a vector.
-    pub fn to_cframe(&mut self) -> Result<Vec<u8>, String> {
+    pub fn cframe(&mut self) -> Result<Vec<u8>, String> {
         match self {
             Sc::Ours(o) => o.to_cframe().map_err(ours("to_cframe")),
-            Sc::Ref(r) => r.to_cframe(),
+            Sc::Ref(r) => r.cframe(),
         }
     }
 }
