@@ -1962,10 +1962,12 @@ BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open(const char *urlpath);
 
 /**
  * A super-chunk out of the contiguous frame of `len` bytes at `cframe`.
- * With `copy` false it keeps the frame (contiguous in-memory storage);
- * with `copy` true it holds the chunks separately. Either way the bytes
- * are read into the super-chunk; see the module docs for who frees
- * `cframe`. Returns NULL for NULL, short, truncated or corrupted frames.
+ * With `copy` false it reads the caller's buffer in place (contiguous
+ * in-memory storage; the buffer must stay alive and unchanged until the
+ * super-chunk is freed, as in 3.3.5; it is never written to: the first
+ * edit of the chunk data copies it); with `copy` true it copies the
+ * chunks into separate ones of its own. Returns NULL for NULL, short,
+ * truncated or corrupted frames.
  *
  * # Safety
  * `cframe` must be NULL or readable for `len` bytes.
