@@ -178,3 +178,180 @@ fn a_registered_tuner_is_driven_through_its_callbacks() {
     // SAFETY: plain params.
     assert!(unsafe { blosc2_create_cctx(cp) }.is_null());
 }
+
+unsafe extern "C" fn enc_tiny(
+    _input: *const u8,
+    _input_len: i32,
+    output: *mut u8,
+    output_len: i32,
+    _meta: u8,
+    _cparams: *mut blosc2_cparams,
+    _chunk: *const c_void,
+) -> c_int {
+    assert!(output_len >= 8);
+    // SAFETY: `output` holds `output_len` >= 8 bytes.
+    unsafe { ptr::write_bytes(output, 7, 8) };
+    8
+}
+
+unsafe extern "C" fn dec_failing(
+    _input: *const u8,
+    _input_len: i32,
+    _output: *mut u8,
+    _output_len: i32,
+    _meta: u8,
+    _dparams: *mut blosc2::capi::blosc2_dparams,
+    _chunk: *const c_void,
+) -> c_int {
+    -1
+}
+
+unsafe extern "C" fn fwd_failing(
+    _src: *const u8,
+    _dst: *mut u8,
+    _size: i32,
+    _meta: u8,
+    _cparams: *mut blosc2_cparams,
+    _id: u8,
+) -> c_int {
+    -1
+}
+
+unsafe extern "C" fn fwd_copy(
+    src: *const u8,
+    dst: *mut u8,
+    size: i32,
+    _meta: u8,
+    _cp: *mut blosc2_cparams,
+    _id: u8,
+) -> c_int {
+    // SAFETY: both hold `size` bytes.
+    unsafe { ptr::copy_nonoverlapping(src, dst, size as usize) };
+    0
+}
+
+unsafe extern "C" fn bwd_failing(
+    _src: *const u8,
+    _dst: *mut u8,
+    _size: i32,
+    _meta: u8,
+    _dparams: *mut blosc2::capi::blosc2_dparams,
+    _id: u8,
+) -> c_int {
+    -1
+}
+
+/// Compress 200 KB of varied bytes with `cp`: the result code and chunk.
+fn compress_with(cp: blosc2_cparams) -> (c_int, Vec<u8>) {
+    let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 253) as u8).collect();
+    // SAFETY: plain params.
+    let cctx = unsafe { blosc2_create_cctx(cp) };
+    assert!(!cctx.is_null());
+    let mut out = vec![0u8; data.len() + 32];
+    // SAFETY: live context, buffers of the sizes given.
+    let n = unsafe {
+        blosc2_compress_ctx(
+            cctx,
+            data.as_ptr().cast(),
+            data.len() as i32,
+            out.as_mut_ptr().cast(),
+            out.len() as i32,
+        )
+    };
+    // SAFETY: ours.
+    unsafe { blosc2_free_ctx(cctx) };
+    out.truncate(n.max(0) as usize);
+    (n, out)
+}
+
+/// Decompress and getitem `chunk`: both result codes.
+fn decode_codes(chunk: &[u8]) -> (c_int, c_int) {
+    let dp = blosc2_get_blosc2_dparams_defaults();
+    // SAFETY: plain params.
+    let dctx = unsafe { blosc2_create_dctx(dp) };
+    let mut out = vec![0u8; 200_000];
+    // SAFETY: live context, buffers of the sizes given.
+    let d = unsafe {
+        blosc2_decompress_ctx(
+            dctx,
+            chunk.as_ptr().cast(),
+            chunk.len() as i32,
+            out.as_mut_ptr().cast(),
+            200_000,
+        )
+    };
+    // SAFETY: as above.
+    let g = unsafe {
+        blosc2_getitem_ctx(
+            dctx,
+            chunk.as_ptr().cast(),
+            chunk.len() as i32,
+            10,
+            100,
+            out.as_mut_ptr().cast(),
+            100,
+        )
+    };
+    // SAFETY: ours.
+    unsafe { blosc2_free_ctx(dctx) };
+    (d, g)
+}
+
+#[test]
+fn failing_user_callbacks_give_negative_codes() {
+    use blosc2::capi::{blosc2_codec, blosc2_filter};
+    let mut codec = blosc2_codec {
+        compcode: 230,
+        compname: c"fails-to-decode".as_ptr().cast_mut(),
+        complib: 230,
+        version: 1,
+        encoder: Some(enc_tiny),
+        decoder: Some(dec_failing),
+    };
+    let mut bad_fwd = blosc2_filter {
+        id: 231,
+        name: c"fails-forward".as_ptr().cast_mut(),
+        version: 1,
+        forward: Some(fwd_failing),
+        backward: Some(bwd_failing),
+    };
+    let mut bad_bwd = blosc2_filter {
+        id: 232,
+        name: c"fails-backward".as_ptr().cast_mut(),
+        version: 1,
+        forward: Some(fwd_copy),
+        backward: Some(bwd_failing),
+    };
+    // SAFETY: valid structs with static names.
+    unsafe {
+        assert_eq!(blosc2_register_codec(&mut codec), 0);
+        assert_eq!(blosc2_register_filter(&mut bad_fwd), 0);
+        assert_eq!(blosc2_register_filter(&mut bad_bwd), 0);
+    }
+    // A decoder that fails.
+    let mut cp = cparams();
+    cp.compcode = 230;
+    cp.typesize = 1;
+    cp.filters = [0; 6];
+    let (n, chunk) = compress_with(cp);
+    assert!(n > 0, "{n}");
+    let (d, g) = decode_codes(&chunk);
+    assert!(d < 0 && g < 0, "decoder failing: {d} {g}");
+    // A forward filter that fails.
+    let mut cp = cparams();
+    cp.filters = [231, 0, 0, 0, 0, 0];
+    assert!(compress_with(cp).0 < 0);
+    // A backward filter that fails.
+    cp.filters = [232, 0, 0, 0, 0, 0];
+    let (n, chunk) = compress_with(cp);
+    assert!(n > 0);
+    let (d, g) = decode_codes(&chunk);
+    assert!(d < 0 && g < 0, "backward failing: {d} {g}");
+    // Unregistered ids: compression refused (-7 codec, -18 filter, as 3.3.5).
+    let mut cp = cparams();
+    cp.compcode = 240;
+    assert_eq!(compress_with(cp).0, -7);
+    let mut cp = cparams();
+    cp.filters = [0, 0, 0, 0, 0, 241];
+    assert_eq!(compress_with(cp).0, -18);
+}
