@@ -51,6 +51,12 @@ fn plugin_codec_names_are_3_3_5_s() {
     // SAFETY: out-parameter on the stack.
     assert_eq!(unsafe { blosc2_compcode_to_compname(41, &mut p) }, -1);
     assert!(p.is_null());
+    // The global API knows the names and refuses plugin codecs.
+    // SAFETY: NUL-terminated names.
+    unsafe {
+        assert_eq!(blosc2::capi::global::blosc1_set_compressor(c"ndlz".as_ptr()), -7);
+        assert_eq!(blosc2::capi::global::blosc1_set_compressor(c"blosclz".as_ptr()), 0);
+    }
 }
 
 #[test]

@@ -149,7 +149,10 @@ pub extern "C" fn blosc1_get_compressor() -> *const c_char {
 }
 
 fn set_compressor_locked(g: &mut Globals, name: &str) -> c_int {
-    let code = codecs::compcode(name).map_or(-1, i32::from);
+    // Plugin codec names are known too (and refused, as in 3.3.5).
+    let code = codecs::compcode(name)
+        .or_else(|| crate::engine::plugins::registry::codec_id(name))
+        .map_or(-1, i32::from);
     if code >= i32::from(codec::LAST) {
         return ERR_CODEC_SUPPORT;
     }
