@@ -242,6 +242,13 @@ fn prefilter() {
     run("prefilter");
 }
 
+/// python-blosc2's use of pre/postfilters: every params field, a distinct
+/// `tid` per running worker, disposable output, type-narrowing output.
+#[test]
+fn prefilter_contract() {
+    run("prefilter_contract");
+}
+
 #[test]
 fn env_vars() {
     run_with_env("env_vars", &[]);

@@ -260,7 +260,11 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
         // SAFETY: `raw` was just created and is not shared yet.
         let h = unsafe { &mut *raw };
         let hook = prefilter_hook(cparams.prefilter, preparams, raw, cparams.schunk);
-        h.engine.get_mut().cparams.prefilter = hook;
+        // SAFETY: a non-NULL `preparams` is the context's own copy.
+        let disposable = !preparams.is_null() && unsafe { (*preparams).output_is_disposable };
+        let engine_cparams = &mut h.engine.get_mut().cparams;
+        engine_cparams.prefilter = hook;
+        engine_cparams.prefilter_output_disposable = disposable;
         if cparams.tuner_id > 0 {
             // (cctx_setup checked that the tuner exists.)
             h.tuner = super::plugins::tuner_callbacks(cparams.tuner_id);

@@ -242,13 +242,14 @@ pub(crate) fn prefilter_hook(
         let mut p = unsafe { hp.template.read() };
         let ts = args.output_typesize.max(1);
         let out_ts = if p.output_typesize > 0 { p.output_typesize } else { ts };
-        if out_ts != ts {
-            // Type-converting prefilters need an output of another size,
-            // which the engine cannot hold.
-            return -1;
-        }
+        // A type-converting prefilter writes the block's items at
+        // `output_typesize` bytes each (3.3.5: nelems * output_typesize);
+        // a wider output than the block's buffer cannot be held.
         let len = args.output.len().min(args.input.len());
         let output_size = len / ts as usize * out_ts as usize;
+        if output_size > args.output.len() {
+            return -1;
+        }
         let disposable = p.output_is_disposable;
         if !disposable {
             args.output[..output_size].fill(0);

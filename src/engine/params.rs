@@ -79,6 +79,11 @@ pub struct CParams {
     pub instr_codec: bool,
     /// Optional prefilter run on each block before the filters.
     pub prefilter: Option<Prefilter>,
+    /// The prefilter's output is thrown away (`output_is_disposable`: it
+    /// computes something on the side, e.g. a reduction): each block is
+    /// stored as runs of zeros instead of being filtered and compressed,
+    /// and a failing prefilter does not fail the chunk.
+    pub prefilter_output_disposable: bool,
     /// Which chunk header to write.
     pub header_format: HeaderFormat,
     /// The super-chunk as plugins see it (`cparams->schunk`).
@@ -116,6 +121,7 @@ impl Default for CParams {
             filters_meta: [0; MAX_FILTERS],
             instr_codec: false,
             prefilter: None,
+            prefilter_output_disposable: false,
             header_format: HeaderFormat::Extended,
             plugins: PluginEnv::default(),
         }

@@ -32,6 +32,16 @@ pub struct WorkerScratch {
     pub d: Vec<u8>,
     /// Codec contexts.
     pub codec: CodecScratch,
+    /// The worker's number within its pool (0 for the calling thread),
+    /// handed to pre/postfilters as `tid`: no two workers running at once
+    /// share one, so callbacks may index per-thread state with it.
+    pub tid: i32,
+}
+
+/// Bytes of the scratch area pre/postfilters get as `ttmp`: what 3.3.5
+/// hands out (`thread_context->tmp_nbytes`, four extended blocks).
+pub fn filter_ttmp_len(blocksize: usize, typesize: usize) -> usize {
+    4 * (blocksize + 4 * typesize)
 }
 
 impl WorkerScratch {
@@ -47,11 +57,11 @@ impl WorkerScratch {
         }
     }
 
-    /// Make sure the prefilter/postfilter staging buffer `d` holds `2 * n`
-    /// bytes (an output and a scratch area of `n` bytes each).
-    pub fn reserve_staging(&mut self, n: usize) {
-        if self.d.len() < 2 * n {
-            self.d.resize(2 * n, 0);
+    /// Make sure the prefilter/postfilter staging buffer `d` holds an
+    /// output of `n` bytes followed by a `ttmp` scratch area of `ttmp` bytes.
+    pub fn reserve_staging(&mut self, n: usize, ttmp: usize) {
+        if self.d.len() < n + ttmp {
+            self.d.resize(n + ttmp, 0);
         }
     }
 }
@@ -97,7 +107,12 @@ impl Pool {
         Pool {
             nthreads,
             pool: None,
-            scratch: (0..nthreads).map(|_| WorkerScratch::default()).collect(),
+            scratch: (0..nthreads)
+                .map(|tid| WorkerScratch {
+                    tid: tid as i32,
+                    ..WorkerScratch::default()
+                })
+                .collect(),
             spare: Vec::new(),
         }
     }
@@ -202,5 +217,27 @@ mod tests {
         }
         let r = pool.run(n, 0..n, |i, _| if i == 5 { Err(Error::Data("x")) } else { Ok(()) });
         assert_eq!(r, Err(Error::Data("x")));
+    }
+
+    /// Each worker carries its own number: callbacks see tids below the
+    /// thread count, and a tid is never in use twice at once.
+    #[test]
+    fn workers_have_distinct_tids() {
+        use std::sync::atomic::AtomicUsize;
+        let mut pool = Pool::new(3);
+        let busy: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+        let shared = AtomicUsize::new(0);
+        pool.run(64, 0..64, |_, ws| {
+            let tid = ws.tid as usize;
+            assert!(tid < 3);
+            if busy[tid].fetch_add(1, Ordering::SeqCst) != 0 {
+                shared.fetch_add(1, Ordering::SeqCst);
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            busy[tid].fetch_sub(1, Ordering::SeqCst);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(shared.load(Ordering::SeqCst), 0);
     }
 }

@@ -12,9 +12,9 @@ use crate::engine::constants::{
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{codec_format_of, ChunkHeader};
-use crate::engine::params::{CParams, HeaderFormat, PrefilterArgs};
+use crate::engine::params::{CParams, HeaderFormat, Prefilter, PrefilterArgs};
 use crate::engine::plugins::{self, Call};
-use crate::engine::threads::{Pool, WorkerScratch};
+use crate::engine::threads::{filter_ttmp_len, Pool, WorkerScratch};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -66,7 +66,7 @@ impl Plan<'_> {
             ws.reserve(self.blocksize);
         }
         if self.cp.prefilter.is_some() {
-            ws.reserve_staging(self.blocksize);
+            ws.reserve_staging(self.blocksize, self.ttmp_len());
         }
     }
 
@@ -80,6 +80,18 @@ impl Plan<'_> {
             cparams: Some(self.cp),
             chunk: self.src,
         }
+    }
+
+    /// Bytes of the `ttmp` scratch handed to the prefilter.
+    fn ttmp_len(&self) -> usize {
+        filter_ttmp_len(self.blocksize, self.typesize)
+    }
+
+    /// Whether blocks are stored as zero runs after the prefilter ran
+    /// (3.3.5 simulates runs for disposable output; runs exist only in
+    /// extended headers).
+    fn output_disposed(&self) -> bool {
+        self.cp.prefilter.is_some() && self.cp.prefilter_output_disposable && self.hl == EXTENDED_HEADER_LENGTH
     }
 
     /// Total number of streams over the chunk (for the zero-run collapse).
@@ -267,22 +279,10 @@ fn store_memcpyed(
         })?,
         Some(pf) => {
             let ws = pool.serial_scratch();
-            ws.reserve_staging(plan.blocksize);
+            ws.reserve_staging(0, plan.ttmp_len());
+            let tid = ws.tid;
             for (j, out) in body.chunks_mut(plan.blocksize.max(1)).enumerate() {
-                let (start, len) = plan.block_range(j);
-                let mut args = PrefilterArgs {
-                    input: &plan.src[start..start + len],
-                    output: out,
-                    output_typesize: plan.typesize as i32,
-                    output_offset: start as i32,
-                    nchunk: plan.nchunk,
-                    nblock: j as i32,
-                    tid: 0,
-                    ttmp: &mut ws.d[..len],
-                };
-                if pf(&mut args) != 0 {
-                    return Err(Error::FilterPipeline);
-                }
+                run_prefilter(plan, pf, j, out, &mut ws.d, tid)?;
             }
         }
     }
@@ -517,6 +517,28 @@ fn zeros_skip_filters(cp: &CParams, spec: &FilterSpec, src: &[u8], blocksize: us
         && (!spec.has_delta() || is_zero(&src[..blocksize.min(src.len())]))
 }
 
+/// Run the prefilter over block `j` into `out` (the block's length), with
+/// `ttmp` as its scratch and `tid` as the worker's number. A disposable
+/// output's prefilter may fail: its output is not kept anyway.
+fn run_prefilter(plan: &Plan<'_>, pf: &Prefilter, j: usize, out: &mut [u8], ttmp: &mut [u8], tid: i32) -> Result<()> {
+    let (start, len) = plan.block_range(j);
+    let ttmp_len = plan.ttmp_len().min(ttmp.len());
+    let mut args = PrefilterArgs {
+        input: &plan.src[start..start + len],
+        output: out,
+        output_typesize: plan.typesize as i32,
+        output_offset: start as i32,
+        nchunk: plan.nchunk,
+        nblock: j as i32,
+        tid,
+        ttmp: &mut ttmp[..ttmp_len],
+    };
+    if pf(&mut args) != 0 && !plan.cp.prefilter_output_disposable {
+        return Err(Error::FilterPipeline);
+    }
+    Ok(())
+}
+
 /// Run the prefilter and the filter pipeline over block `j`, using the
 /// worker's scratch buffers `a`, `b` and `d`; returns the filtered block
 /// (the raw block itself when nothing applies).
@@ -526,26 +548,15 @@ fn filter_block<'w>(
     a: &'w mut [u8],
     b: &'w mut [u8],
     d: &'w mut [u8],
+    tid: i32,
 ) -> Result<&'w [u8]> {
     let (start, len) = plan.block_range(j);
     let raw = &plan.src[start..start + len];
     let input: &[u8] = match &plan.cp.prefilter {
         None => raw,
         Some(pf) => {
-            let (dout, dtmp) = d.split_at_mut(len);
-            let mut args = PrefilterArgs {
-                input: raw,
-                output: dout,
-                output_typesize: plan.typesize as i32,
-                output_offset: start as i32,
-                nchunk: plan.nchunk,
-                nblock: j as i32,
-                tid: 0,
-                ttmp: dtmp,
-            };
-            if pf(&mut args) != 0 {
-                return Err(Error::FilterPipeline);
-            }
+            let (dout, dtmp) = d.split_at_mut(plan.blocksize);
+            run_prefilter(plan, pf, j, &mut dout[..len], dtmp, tid)?;
             &d[..len]
         }
     };
@@ -580,8 +591,22 @@ fn encode_block(
         return Ok(Some(4 * nstreams));
     }
     let neblock = bsize / nstreams;
+    let tid = ws.tid;
     let WorkerScratch { a, b, d, codec, .. } = ws;
-    let filtered = filter_block(plan, j, a, b, d)?;
+    if plan.output_disposed() && dict.is_none() {
+        // The prefilter runs for its side effects; its output becomes
+        // runs of zeros, a zero csize word per stream, as 3.3.5 stores it.
+        if let Some(pf) = &plan.cp.prefilter {
+            let (dout, dtmp) = d.split_at_mut(plan.blocksize);
+            run_prefilter(plan, pf, j, &mut dout[..bsize], dtmp, tid)?;
+        }
+        let Some(words) = out.get_mut(..4 * nstreams) else {
+            return Ok(None);
+        };
+        words.fill(0);
+        return Ok(Some(4 * nstreams));
+    }
+    let filtered = filter_block(plan, j, a, b, d, tid)?;
     encode_streams(plan, filtered, nstreams, neblock, out, codec, dict)
 }
 
@@ -674,8 +699,8 @@ fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], p
             if samples.len() >= need {
                 break;
             }
-            let WorkerScratch { a, b, d, .. } = &mut *ws;
-            let f = filter_block(plan, j, a, b, d)?;
+            let WorkerScratch { a, b, d, tid, .. } = &mut *ws;
+            let f = filter_block(plan, j, a, b, d, *tid)?;
             samples.extend_from_slice(&f[..f.len().min(need - samples.len())]);
         }
     }

@@ -15,7 +15,7 @@ use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
 use crate::engine::params::{Postfilter, PostfilterArgs};
 use crate::engine::plugins::{self, Call, PluginEnv};
-use crate::engine::threads::{Pool, WorkerScratch};
+use crate::engine::threads::{filter_ttmp_len, Pool, WorkerScratch};
 
 /// Optional behaviour of a decompression call.
 #[derive(Default, Clone, Copy)]
@@ -590,14 +590,17 @@ fn decode_block_at(
     }
     check_block_fits(chunk, j, bsize)?;
     ws.reserve(bsize);
+    let ttmp_len = filter_ttmp_len(chunk.blocksize, chunk.spec.typesize);
     if post.is_some() {
-        ws.reserve_staging(bsize);
+        ws.reserve_staging(bsize, ttmp_len);
     }
+    let tid = ws.tid;
     let WorkerScratch { a, b, d, codec, .. } = ws;
     if chunk.special != 0 || chunk.memcpyed {
         if let Some(pf) = post {
             copy_block(chunk, j, &mut a[..bsize])?;
-            run_postfilter(pf, chunk, j, &a[..bsize], out, d, opts.nchunk)?;
+            let ttmp = &mut d[bsize..bsize + ttmp_len];
+            run_postfilter(pf, chunk, j, &a[..bsize], out, ttmp, (opts.nchunk, tid))?;
         }
         return Ok(());
     }
@@ -618,7 +621,7 @@ fn decode_block_at(
         Some(pf) => {
             let (staged, rest) = d.split_at_mut(bsize);
             filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], staged, dref, &call)?;
-            run_postfilter(pf, chunk, j, staged, out, rest, opts.nchunk)
+            run_postfilter(pf, chunk, j, staged, out, &mut rest[..ttmp_len], (opts.nchunk, tid))
         }
     }
 }
@@ -630,7 +633,7 @@ fn run_postfilter(
     input: &[u8],
     out: &mut [u8],
     ttmp: &mut [u8],
-    nchunk: i64,
+    (nchunk, tid): (i64, i32),
 ) -> Result<()> {
     let mut args = PostfilterArgs {
         input,
@@ -639,7 +642,7 @@ fn run_postfilter(
         offset: chunk.block_offset(j) as i32,
         nchunk,
         nblock: j as i32,
-        tid: 0,
+        tid,
         ttmp,
     };
     if pf(&mut args) != 0 {
