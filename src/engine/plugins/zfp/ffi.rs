@@ -229,10 +229,11 @@ fn value_bytes(scalar: Scalar, dims: &[usize]) -> Result<usize> {
         .ok_or(Error::Failure("ZFP: block too large"))
 }
 
-/// Compress the block `input` (C order `dims`, 1 to 4 of them) with zfp:
-/// the whole stream, as `zfp_compress` writes it (a multiple of 8 bytes),
-/// or an empty vector when zfp reports failure.
-pub fn encode(setting: Setting, scalar: Scalar, dims: &[usize], input: &[u8]) -> Result<Vec<u8>> {
+/// Compress the block `input` (C order `dims`, 1 to 4 of them) with zfp
+/// into `output`: the stream's length, as `zfp_compress` writes it (a
+/// multiple of 8 bytes), or 0 when zfp reports failure or the stream is
+/// longer than `output` (which is then left as it was).
+pub fn encode(setting: Setting, scalar: Scalar, dims: &[usize], input: &[u8], output: &mut [u8]) -> Result<usize> {
     if value_bytes(scalar, dims)? != input.len() {
         return Err(Error::Failure("ZFP: input is not one block"));
     }
@@ -249,7 +250,7 @@ pub fn encode(setting: Setting, scalar: Scalar, dims: &[usize], input: &[u8]) ->
     // SAFETY: both are live; this only computes a size.
     let max_bytes = unsafe { sys::zfp_stream_maximum_size(stream.zfp, field.field) };
     if max_bytes == 0 {
-        return Ok(Vec::new());
+        return Ok(0);
     }
     // zfp writes at most `max_bytes` (word-rounded); one spare word more.
     let mut out = vec![0u64; max_bytes.div_ceil(8) + 1];
@@ -261,12 +262,11 @@ pub fn encode(setting: Setting, scalar: Scalar, dims: &[usize], input: &[u8]) ->
     let written = unsafe { sys::zfp_compress(stream.zfp, field.field) };
     drop(stream);
     drop(field);
-    if written == 0 || written > out.len() * 8 {
-        return Ok(Vec::new());
+    if written == 0 || written > out.len() * 8 || written > output.len() {
+        return Ok(0);
     }
-    let mut bytes = vec![0u8; written];
-    words_to_bytes(&out, &mut bytes);
-    Ok(bytes)
+    words_to_bytes(&out, &mut output[..written]);
+    Ok(written)
 }
 
 /// The most bits zfp's decoder reads for one block of `4^ndim` values,

@@ -118,12 +118,15 @@ pub fn compress(mode: Mode, src: &[u8], dst: &mut [u8], meta: u8, typesize: usiz
         return Ok(0);
     }
     let scalar = Scalar::from_typesize(typesize).ok_or(Error::Failure("ZFP: typesize must be 4 or 8"))?;
-    let stream = ffi::encode(mode.setting(meta, typesize, dims.len()), scalar, &dims, src)?;
-    if stream.is_empty() || stream.len() >= src.len() || stream.len() > dst.len() {
-        return Ok(0);
-    }
-    dst[..stream.len()].copy_from_slice(&stream);
-    Ok(stream.len())
+    // The stream must be shorter than the block, or the block is stored.
+    let limit = dst.len().min(src.len() - 1);
+    ffi::encode(
+        mode.setting(meta, typesize, dims.len()),
+        scalar,
+        &dims,
+        src,
+        &mut dst[..limit],
+    )
 }
 
 /// Decompress the stream `src` of one block into `dst` (`dst.len()` is the
