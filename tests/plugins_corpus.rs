@@ -19,7 +19,7 @@ use plugins_common::*;
 use serde_json::Value;
 
 /// Plugin groups not implemented yet: run, reported, not asserted.
-const PENDING: &[&str] = &["zfp-acc", "zfp-prec", "zfp-rate"];
+const PENDING: &[&str] = &[];
 
 fn pending(e: &Value) -> bool {
     PENDING.contains(&group_of(e))

@@ -139,9 +139,13 @@ fn b2nd_of<'a>(call: &Call<'a>) -> Result<&'a Meta> {
         .ok_or(Error::Failure("this plugin needs the b2nd metalayer of a super-chunk"))
 }
 
-/// A plugin whose implementation is not in this build yet.
-fn not_built(what: &'static str) -> Error {
-    Error::Failure(what)
+/// The ZFP mode of codec `compcode` (one of the three ZFP ids).
+fn zfp_mode(compcode: u8) -> zfp::Mode {
+    match compcode {
+        ids::CODEC_ZFP_FIXED_ACCURACY => zfp::Mode::Accuracy,
+        ids::CODEC_ZFP_FIXED_PRECISION => zfp::Mode::Precision,
+        _ => zfp::Mode::Rate,
+    }
 }
 
 fn typesize_of(call: &Call<'_>) -> Result<usize> {
@@ -185,8 +189,12 @@ pub fn codec_encode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &C
     match compcode {
         ids::CODEC_NDLZ => ndlz::compress(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
         ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
-            let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            Err(not_built("ZFP is not in this build yet"))
+            if call.env.schunk_typesize.is_none() {
+                // 3.3.5's ZFP encoders decline without a super-chunk: the
+                // block is stored as is.
+                return Ok(0);
+            }
+            zfp::compress(zfp_mode(compcode), src, dst, meta, typesize_of(call)?, b2nd_of(call)?)
         }
         _ => registry::user_codec_encode(compcode, meta, src, dst, call),
     }
@@ -198,8 +206,11 @@ pub fn codec_decode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &C
     let n = match compcode {
         ids::CODEC_NDLZ => ndlz::decompress(src, dst, meta, typesize_of(call)?, b2nd_of(call)?)?,
         ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
-            let (_b2nd, _ts) = (b2nd_of(call)?, typesize_of(call)?);
-            return Err(not_built("ZFP is not in this build yet"));
+            let b2nd = b2nd_of(call)?;
+            // 3.3.5's ZFP decoders take the super-chunk's typesize.
+            let typesize = usize::try_from(call.env.schunk_typesize.unwrap_or(call.typesize))
+                .map_err(|_| Error::InvalidParam("typesize"))?;
+            zfp::decompress(zfp_mode(compcode), src, dst, meta, typesize, b2nd)?
         }
         _ => registry::user_codec_decode(compcode, meta, src, dst, call)?,
     };
