@@ -176,7 +176,8 @@ static void bad_input(void) {
   CHECK_EQ(blosc2_stdio_mmap_destroy(NULL), -1);
   CHECK_EQ(blosc2_stdio_mmap_destroy(&mm), -1); /* never opened */
   CHECK_EQ(blosc2_stdio_mmap_close(NULL), 0);
-  CHECK_EQ(blosc2_stdio_mmap_size(&mm), -1);
+  CHECK_EQ(blosc2_stdio_mmap_size(&mm), 0); /* the struct's file_size */
+  CHECK_EQ(blosc2_stdio_mmap_size(NULL), -1);
   CHECK_EQ(blosc2_stdio_mmap_truncate(&mm, 0), -1);
 
   mm = BLOSC2_STDIO_MMAP_DEFAULTS;
@@ -211,8 +212,26 @@ static void bad_input(void) {
   CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 11, 0, s), 0);
   CHECK_EQ(blosc2_stdio_mmap_destroy(&mm), 0);
   CHECK_EQ(file_size(path), 10);
-  CHECK_EQ(blosc2_stdio_mmap_size(&mm), -1); /* closed */
-  CHECK_EQ(blosc2_stdio_mmap_write(data, 1, 4, 0, &mm), 0);
+  CHECK_EQ(blosc2_stdio_mmap_size(&mm), 10); /* the last size, as 3.3.5 */
+  CHECK(mm.addr == NULL);
+  CHECK_EQ(blosc2_stdio_mmap_write(data, 1, 4, 0, &mm), 0); /* closed */
+  p = data;
+  CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 4, 0, &mm), 0);
+  CHECK(p == NULL);
+
+  /* A struct describing the caller's own memory (test_mmap_arithmetic). */
+  uint8_t backing[32] = {0};
+  blosc2_stdio_mmap own = BLOSC2_STDIO_MMAP_DEFAULTS;
+  own.addr = (char *)backing;
+  own.file_size = sizeof(backing);
+  own.mapping_size = sizeof(backing);
+  CHECK_EQ(blosc2_stdio_mmap_write(data, 1, 4, 8, &own), 4);
+  CHECK(memcmp(backing + 8, data, 4) == 0);
+  CHECK_EQ(blosc2_stdio_mmap_write(data, 1, 4, 30, &own), 0); /* no growth */
+  CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 4, 8, &own), 4);
+  CHECK(p == (void *)(backing + 8));
+  CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 8, 28, &own), 0);
+  CHECK(p == NULL);
 }
 
 /* The [INFO] line of 3.3.5, on stderr when BLOSC_INFO is set. */

@@ -291,6 +291,13 @@ fn mmap() {
     run("mmap");
 }
 
+/// Processes writing and opening one frame with locking on, three rounds
+/// (`capi-tests/locking.c`).
+#[test]
+fn locking() {
+    run("locking");
+}
+
 #[test]
 fn schunk_meta() {
     run("schunk_meta");

@@ -38,7 +38,7 @@ use super::boundary::{
 };
 use super::convert::CPARAMS_DEFAULTS;
 use super::schunk::{blosc2_schunk_copy, blosc2_schunk_free, blosc2_schunk_new};
-use super::schunk::{lookup, malloc_bytes, with_state, State};
+use super::schunk::{lookup, malloc_bytes, with_state, with_state_unlocked, State};
 use super::schunk_frame::{
     blosc2_remove_urlpath, blosc2_schunk_append_file, blosc2_schunk_from_buffer, blosc2_schunk_open_offset,
     blosc2_schunk_to_buffer,
@@ -698,7 +698,8 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
 
 /// Make an array over the live super-chunk handle `sc`, which it then owns.
 fn array_from_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t, c_int> {
-    let (geom, dtype, fmt, tick) = with_state(sc, |st| {
+    // No file lock, as in 3.3.5 (see `with_state_unlocked`).
+    let (geom, dtype, fmt, tick) = with_state_unlocked(sc, |st| {
         let a = Array::from_schunk(&mut st.sc).map_err(ecode)?;
         let (_, g, d, f) = a.into_parts();
         Ok((g, d, f, st.change_tick()))

@@ -18,7 +18,7 @@ use crate::engine::schunk::{self as eschunk, SChunk};
 
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
 use super::io_cb::{backend_for, destroy_backend};
-use super::schunk::{lookup, malloc_bytes, path_arg, register, with_state, Init};
+use super::schunk::{io_defaults, locking_requested, lookup, malloc_bytes, path_arg, register, with_state, Init};
 use super::types::blosc2_io;
 use super::types_schunk::blosc2_schunk;
 
@@ -45,28 +45,17 @@ fn ecode(e: crate::engine::error::Error) -> c_int {
 /// `urlpath` must be NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offset: i64) -> *mut blosc2_schunk {
-    ffi_boundary!(ptr::null_mut(), {
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let Ok(path) = (unsafe { path_arg(urlpath) }) else {
-            return ptr::null_mut();
-        };
-        if path.is_empty() || offset < 0 {
-            return ptr::null_mut();
-        }
-        match SChunk::open(path, offset) {
-            Ok(sc) => {
-                let init = Init::from_engine(&sc, Some(path.to_string()));
-                register(sc, init)
-            }
-            Err(_) => ptr::null_mut(),
-        }
-    })
+    let io = io_defaults();
+    // SAFETY: forwarded contract; the default io has no params.
+    unsafe { blosc2_schunk_open_offset_udio(urlpath, offset, &io) }
 }
 
 /// `blosc2_schunk_open_offset` through the I/O backend `udio` names
 /// (every file access of the super-chunk then goes through it). Returns
 /// NULL for a NULL `udio`, an id nothing is registered under, or what
-/// `blosc2_schunk_open_offset` refuses; on failure the backend's params
+/// `blosc2_schunk_open_offset` refuses. With file locking requested the
+/// frame is read under the shared lock (waiting for a writer that holds
+/// it); on failure the backend's params
 /// are released with its `destroy` callback, as in 3.3.5.
 ///
 /// # Safety
@@ -93,7 +82,13 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
             _ => return ptr::null_mut(),
         };
         let fs = fs.unwrap_or_else(crate::engine::io::std_fs);
-        match SChunk::open_with(path, offset, fs) {
+        // SAFETY: the io params are valid per the contract.
+        let opened = if unsafe { locking_requested(&io) } {
+            SChunk::open_locking(path, offset, fs)
+        } else {
+            SChunk::open_with(path, offset, fs)
+        };
+        match opened {
             Ok(sc) => {
                 let mut init = Init::from_engine(&sc, Some(path.to_string()));
                 init.io = io;

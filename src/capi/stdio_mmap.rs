@@ -194,17 +194,38 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
     0
 }
 
-/// The mapped file's (logical) size, or -1 for a stream that is not open.
+/// The mapped file's size (`file_size`, kept current by every write and
+/// truncation), or -1 for NULL.
 ///
 /// # Safety
-/// `stream` must be NULL or a `blosc2_stdio_mmap`.
+/// `stream` must be NULL or a valid `blosc2_stdio_mmap`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
     ffi_boundary!(-1, {
-        maps()
-            .get(&(stream as usize))
-            .map_or(-1, |m| i64::try_from(m.size()).unwrap_or(i64::MAX))
+        if stream.is_null() {
+            return -1;
+        }
+        // SAFETY: valid per the contract.
+        let s = unsafe { &*stream.cast::<blosc2_stdio_mmap>() };
+        i64::try_from(s.file_size).unwrap_or(i64::MAX)
     })
+}
+
+/// The caller's own mapped region of a struct this library did not open
+/// (3.3.5's functions work on any struct whose `addr`, `file_size` and
+/// `mapping_size` describe memory): the bytes `[pos, pos + n)` when they
+/// lie within both sizes.
+///
+/// # Safety
+/// `s.addr` must be NULL or valid for `min(file_size, mapping_size)` bytes.
+unsafe fn caller_region<'a>(s: &blosc2_stdio_mmap, pos: u64, n: usize) -> Option<&'a mut [u8]> {
+    let start = usize::try_from(pos).ok()?;
+    let end = start.checked_add(n)?;
+    if s.addr.is_null() || end > s.file_size || end > s.mapping_size {
+        return None;
+    }
+    // SAFETY: within the region the struct describes, per the contract.
+    Some(unsafe { std::slice::from_raw_parts_mut(s.addr.cast::<u8>().add(start), n) })
 }
 
 /// `size * nitems` and `position + size * nitems`, when all fit.
@@ -220,10 +241,13 @@ fn extent(size: i64, nitems: i64, position: i64) -> Option<(usize, u64)> {
 /// Write `nitems` items of `size` bytes at `position`, growing the file
 /// and the mapping as needed (in mode `c` only in memory). Returns
 /// `nitems`, or 0 on invalid arguments, a read-only mapping or a failure.
+/// A struct this library did not open is written in the region its
+/// `addr` and sizes describe (no growth).
 ///
 /// # Safety
 /// `ptr` must be NULL or readable for `size * nitems` bytes; `stream` NULL
-/// or a `blosc2_stdio_mmap` opened by `blosc2_stdio_mmap_open`.
+/// or a valid `blosc2_stdio_mmap` (opened by `blosc2_stdio_mmap_open`, or
+/// describing memory the caller mapped).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     ptr: *const c_void,
@@ -240,12 +264,24 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         if ptr.is_null() || n == 0 {
             return 0;
         }
-        let mut maps = maps();
-        let Some(m) = maps.get_mut(&(stream as usize)) else {
+        if stream.is_null() {
             return 0;
-        };
+        }
         // SAFETY: readable for `n` bytes per the contract.
         let data = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), n) };
+        let mut maps = maps();
+        let Some(m) = maps.get_mut(&(stream as usize)) else {
+            // SAFETY: a valid struct per the contract.
+            let s = unsafe { &*stream.cast::<blosc2_stdio_mmap>() };
+            // SAFETY: the region the struct describes.
+            return match unsafe { caller_region(s, pos, n) } {
+                Some(dst) => {
+                    dst.copy_from_slice(data);
+                    nitems
+                }
+                None => 0,
+            };
+        };
         if m.write(pos, data).is_err() {
             trace_error("Cannot write to the memory-mapped file.");
             return 0;
@@ -261,8 +297,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
 /// with `*ptr` NULL for invalid arguments or bytes past the end.
 ///
 /// # Safety
-/// `ptr` must be NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`
-/// opened by `blosc2_stdio_mmap_open`.
+/// `ptr` must be NULL or writable; `stream` NULL or a valid
+/// `blosc2_stdio_mmap` (as for `blosc2_stdio_mmap_write`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     ptr: *mut *mut c_void,
@@ -281,9 +317,22 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
             trace_error("Invalid arguments for mmap read.");
             return 0;
         };
+        if stream.is_null() {
+            return 0;
+        }
         let maps = maps();
         let Some(m) = maps.get(&(stream as usize)) else {
-            return 0;
+            // SAFETY: a valid struct per the contract.
+            let s = unsafe { &*stream.cast::<blosc2_stdio_mmap>() };
+            // SAFETY: the region the struct describes.
+            return match unsafe { caller_region(s, pos, n) } {
+                Some(src) => {
+                    // SAFETY: writable per the contract.
+                    unsafe { *ptr = src.as_mut_ptr().cast() };
+                    nitems
+                }
+                None => 0,
+            };
         };
         match m.read(pos, n) {
             Ok(bytes) => {

@@ -194,14 +194,32 @@ pub(crate) fn with_state<T>(
     // does around its frame accesses (exclusive: it also bumps the
     // generation counter other handles watch).
     let locked = !g.freed && g.sc.locking();
-    if locked {
-        g.sc.lock().map_err(|e| e.code())?;
+    if locked && g.sc.lock_and_follow().map_err(|e| e.code())? {
+        // Re-read under the lock: what the other handle changed includes
+        // the metalayers and vlmetalayers C reads from the struct.
+        let _ = g.sync_metas();
     }
     g.follow_disk();
     let r = f(&mut g);
     if locked && !g.freed {
         let _ = g.sc.unlock();
     }
+    g.sync();
+    r
+}
+
+/// [`with_state`] without taking the frame's file lock (the in-process
+/// handle lock is still taken): for calls 3.3.5 makes without locking,
+/// which callers may make while another handle holds the file lock
+/// (`b2nd_from_schunk`, called by python-blosc2 holding its GIL).
+pub(crate) fn with_state_unlocked<T>(
+    schunk: *const blosc2_schunk,
+    f: impl FnOnce(&mut State) -> Result<T, c_int>,
+) -> Result<T, c_int> {
+    let h = lookup(schunk)?;
+    let mut g = h.lock()?;
+    g.follow_disk();
+    let r = f(&mut g);
     g.sync();
     r
 }

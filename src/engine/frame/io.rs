@@ -37,13 +37,21 @@ pub fn remove_dir(path: &str) -> Result<()> {
 }
 
 /// Remove a file or a directory (`blosc2_remove_urlpath`); a missing path
-/// is not an error.
+/// is not an error. A file's `.b2lock` sidecar goes with it (a sparse
+/// frame's lies inside its directory), as in 3.3.5.
 pub fn remove_urlpath(path: &str) -> Result<()> {
     let p = Path::new(normalize_urlpath(path));
     match std::fs::metadata(p) {
         Err(_) => Ok(()),
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove),
-        Ok(_) => std::fs::remove_file(p).map_err(|_| Error::FileRemove),
+        Ok(_) => {
+            std::fs::remove_file(p).map_err(|_| Error::FileRemove)?;
+            let mut sidecar = p.as_os_str().to_os_string();
+            sidecar.push(".b2lock");
+            // Best effort: there may be none.
+            let _ = std::fs::remove_file(sidecar);
+            Ok(())
+        }
     }
 }
 

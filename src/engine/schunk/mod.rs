@@ -21,6 +21,7 @@ use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::edit::Props;
 use crate::engine::frame::io::{self, FrameFs};
+use crate::engine::frame::lock::FrameLock;
 use crate::engine::frame::{Frame, FrameBytes, FrameKind, Meta};
 use crate::engine::params::{CParams, DParams};
 
@@ -91,7 +92,7 @@ pub struct SChunk {
     dctx: Context,
     current_nchunk: i64,
     /// Opt-in cross-process frame lock (`BLOSC_LOCKING`, stdio `locking`).
-    lock: Option<crate::engine::frame::lock::FrameLock>,
+    lock: Option<FrameLock>,
 }
 
 impl std::fmt::Debug for SChunk {
@@ -227,6 +228,25 @@ impl SChunk {
         let frame = Frame::open(fs.clone(), &path, offset)?;
         let mut s = SChunk::from_frame(frame, fs)?;
         s.urlpath = Some(urlpath.to_string());
+        Ok(s)
+    }
+
+    /// [`SChunk::open_with`] with file locking on, as 3.3.5 opens when
+    /// locking is requested: the frame is read under the shared lock, so
+    /// the open waits while another handle (or process) holds the lock
+    /// for an edit, and never reads a state a writer is halfway through.
+    pub fn open_locking(urlpath: &str, offset: i64, fs: Arc<dyn FrameFs>) -> Result<SChunk> {
+        let p = io::normalize_urlpath(urlpath);
+        let trimmed = p.trim_end_matches(['/', '\\']);
+        // A missing frame fails before a sidecar is created for it.
+        let sparse = fs.stat(std::path::Path::new(trimmed)).ok_or(Error::FileOpen)?;
+        let mut lock = FrameLock::new(urlpath, sparse);
+        lock.acquire(false)?;
+        let opened = SChunk::open_with(urlpath, offset, fs);
+        let released = lock.release();
+        let mut s = opened?;
+        released?;
+        s.lock = Some(lock);
         Ok(s)
     }
 
@@ -417,8 +437,11 @@ impl SChunk {
     /// Turn on advisory file locking for this on-disk frame, interoperable
     /// with C-Blosc2 3.3.5's `.b2lock` sidecar. A no-op in memory.
     pub fn enable_locking(&mut self) {
+        if self.lock.is_some() {
+            return;
+        }
         if let Some(path) = self.urlpath.clone() {
-            self.lock = Some(crate::engine::frame::lock::FrameLock::new(&path, !self.contiguous));
+            self.lock = Some(FrameLock::new(&path, !self.contiguous));
         }
     }
 
@@ -431,9 +454,15 @@ impl SChunk {
     /// only count. When another handle changed the frame meanwhile, it is
     /// re-read. Without locking this only serializes through `&mut self`.
     pub fn lock(&mut self) -> Result<()> {
+        self.lock_and_follow().map(|_| ())
+    }
+
+    /// [`SChunk::lock`], saying whether the frame was re-read (its chunks,
+    /// metalayers and vlmetalayers may all have changed).
+    pub fn lock_and_follow(&mut self) -> Result<bool> {
         let changed = match &mut self.lock {
             Some(l) => l.acquire(true)?,
-            None => return Ok(()),
+            None => return Ok(false),
         };
         if changed {
             if let Err(e) = self.refresh() {
@@ -441,7 +470,7 @@ impl SChunk {
                 return Err(e);
             }
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// Release one level of the frame lock (`blosc2_schunk_unlock`).
