@@ -1931,7 +1931,9 @@ BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64
  * `blosc2_schunk_open_offset` through the I/O backend `udio` names
  * (every file access of the super-chunk then goes through it). Returns
  * NULL for a NULL `udio`, an id nothing is registered under, or what
- * `blosc2_schunk_open_offset` refuses; on failure the backend's params
+ * `blosc2_schunk_open_offset` refuses. With file locking requested the
+ * frame is read under the shared lock (waiting for a writer that holds
+ * it); on failure the backend's params
  * are released with its `destroy` callback, as in 3.3.5.
  *
  * # Safety
@@ -2385,10 +2387,11 @@ BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode,
 BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
 
 /**
- * The mapped file's (logical) size, or -1 for a stream that is not open.
+ * The mapped file's size (`file_size`, kept current by every write and
+ * truncation), or -1 for NULL.
  *
  * # Safety
- * `stream` must be NULL or a `blosc2_stdio_mmap`.
+ * `stream` must be NULL or a valid `blosc2_stdio_mmap`.
  */
 BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
 
@@ -2396,10 +2399,13 @@ BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
  * Write `nitems` items of `size` bytes at `position`, growing the file
  * and the mapping as needed (in mode `c` only in memory). Returns
  * `nitems`, or 0 on invalid arguments, a read-only mapping or a failure.
+ * A struct this library did not open is written in the region its
+ * `addr` and sizes describe (no growth).
  *
  * # Safety
  * `ptr` must be NULL or readable for `size * nitems` bytes; `stream` NULL
- * or a `blosc2_stdio_mmap` opened by `blosc2_stdio_mmap_open`.
+ * or a valid `blosc2_stdio_mmap` (opened by `blosc2_stdio_mmap_open`, or
+ * describing memory the caller mapped).
  */
 BLOSC_EXPORT
 int64_t blosc2_stdio_mmap_write(const void *ptr,
@@ -2414,8 +2420,8 @@ int64_t blosc2_stdio_mmap_write(const void *ptr,
  * with `*ptr` NULL for invalid arguments or bytes past the end.
  *
  * # Safety
- * `ptr` must be NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`
- * opened by `blosc2_stdio_mmap_open`.
+ * `ptr` must be NULL or writable; `stream` NULL or a valid
+ * `blosc2_stdio_mmap` (as for `blosc2_stdio_mmap_write`).
  */
 BLOSC_EXPORT
 int64_t blosc2_stdio_mmap_read(void **ptr,
