@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "b2nd.h"
 #include "schunk_common.h"
 
 /* Insert fill_chunk(k) at position 0 as a compressed chunk. */
@@ -162,6 +163,42 @@ static void frames(size_t initial) {
   CHECK(blosc2_schunk_open_udio(scratch_path("missing.b2frame"), &io) == NULL);
 }
 
+/* A b2nd array created through a w+ mapping (python-blosc2's
+ * mmap_mode="w+"): its metalayers change the header length before any
+ * chunk, which rewrites the frame in place through the mapping. */
+static void b2nd_arrays(void) {
+  char *path = scratch_path("array.b2nd");
+  blosc2_remove_urlpath(path);
+  blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mm.mode = "w+";
+  mm.initial_mapping_size = 1;
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 8;
+  blosc2_storage st = {.contiguous = true, .urlpath = path, .cparams = &cp, .io = &io};
+  int64_t shape[2] = {50, 40};
+  int32_t chunkshape[2] = {20, 20};
+  int32_t blockshape[2] = {10, 10};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunkshape, blockshape, "<f8", 0, NULL, 0);
+  CHECK(ctx != NULL);
+  if (ctx == NULL) return;
+  b2nd_array_t *arr = NULL;
+  double buf[50 * 40];
+  for (int i = 0; i < 50 * 40; i++) buf[i] = i * 0.5;
+  CHECK_EQ(b2nd_from_cbuffer(ctx, &arr, buf, sizeof(buf)), 0);
+  b2nd_free_ctx(ctx);
+  if (arr == NULL) return;
+  CHECK(blosc2_vlmeta_add(arr->sc, "attrs", (uint8_t *)"abc", 3, NULL) >= 0);
+  CHECK_EQ(b2nd_free(arr), 0);
+  b2nd_array_t *back = NULL;
+  CHECK_EQ(b2nd_open(path, &back), 0);
+  if (back == NULL) return;
+  double out[50 * 40];
+  CHECK_EQ(b2nd_to_cbuffer(back, out, sizeof(out)), 0);
+  CHECK(memcmp(buf, out, sizeof(buf)) == 0);
+  CHECK_EQ(b2nd_free(back), 0);
+}
+
 static void bad_input(void) {
   char *path = scratch_path("raw.bin");
   blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
@@ -271,6 +308,7 @@ int main(void) {
   blosc2_stdio_mmap defaults = BLOSC2_STDIO_MMAP_DEFAULTS;
   frames(1);
   frames(defaults.initial_mapping_size);
+  b2nd_arrays();
   bad_input();
   info_line();
   scratch_done();

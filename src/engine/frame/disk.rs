@@ -5,10 +5,11 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::edit::{fixed_header, header_bytes, special_for, stored_bytes, Edit, Props, Slot};
 use super::format::{self, Meta, HEADER_MINLEN};
-use super::io;
+use super::io::{self, FrameFile};
 use super::offsets::{self, Entry};
 use super::{Frame, FrameKind};
 use crate::engine::constants::EXTENDED_HEADER_LENGTH;
@@ -44,6 +45,41 @@ pub(super) fn durable_commits() -> bool {
             on
         }
         v => v == 2,
+    }
+}
+
+/// The bytes of a frame rewritten in memory (from file offset `base`),
+/// for backends that write it over the old one.
+struct FrameImage {
+    base: u64,
+    bytes: Arc<Mutex<Vec<u8>>>,
+}
+
+impl FrameFile for FrameImage {
+    fn size(&mut self) -> Result<u64> {
+        Ok(self.base + self.bytes.lock().map_err(|_| Error::FileRead)?.len() as u64)
+    }
+    fn read_at(&mut self, _pos: u64, _buf: &mut [u8]) -> Result<()> {
+        Err(Error::FileRead)
+    }
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let at = pos.checked_sub(self.base).ok_or(Error::FileWrite)?;
+        let at = usize::try_from(at).map_err(|_| Error::FileWrite)?;
+        let end = at.checked_add(data.len()).ok_or(Error::FileWrite)?;
+        let mut b = self.bytes.lock().map_err(|_| Error::FileWrite)?;
+        if b.len() < end {
+            b.resize(end, 0);
+        }
+        b[at..end].copy_from_slice(data);
+        Ok(())
+    }
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        let keep = usize::try_from(len.saturating_sub(self.base)).map_err(|_| Error::FileTruncate)?;
+        self.bytes.lock().map_err(|_| Error::FileTruncate)?.resize(keep, 0);
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -382,6 +418,9 @@ impl Frame {
 
     /// Write the planned state as a fresh, compact frame in a new file
     /// (keeping any bytes before the frame) and rename it into place.
+    /// Backends that cannot rename (user callbacks, mmap) get the new frame
+    /// written over the old one instead, as 3.3.5 writes it: a failure
+    /// there may leave the frame unreadable.
     fn rewrite_file(&mut self, plan: Plan<'_>, props: &Props) -> Result<()> {
         let (path, base) = match &self.kind {
             FrameKind::File { path, offset } => (path.clone(), *offset),
@@ -424,11 +463,21 @@ impl Frame {
         let header = header_bytes(&mut hdr, &plan.metas, cbytes + olen + trailer.len() as i64)?;
         let tmp = io::temp_path(&path);
         let fs = self.fs.clone();
-        let mut out = fs.create(&tmp)?;
+        let in_place = !fs.renames_atomically();
+        let image = Arc::new(Mutex::new(Vec::new()));
+        let mut out: Box<dyn FrameFile> = if in_place {
+            Box::new(FrameImage {
+                base,
+                bytes: image.clone(),
+            })
+        } else {
+            fs.create(&tmp)?
+        };
         let result = (|| -> Result<()> {
             let mut w = base;
-            // Keep whatever precedes the frame in the file.
-            let mut done = 0u64;
+            // Keep whatever precedes the frame in the file (in place, it
+            // stays where it is).
+            let mut done = if in_place { base } else { 0u64 };
             let mut buf = vec![0u8; COPY_BLOCK];
             while done < base {
                 let n = (base - done).min(COPY_BLOCK as u64) as usize;
@@ -464,18 +513,27 @@ impl Frame {
             out.sync()
         })();
         drop(out);
-        if let Err(e) = result {
-            let _ = fs.remove_file(&tmp);
-            return Err(e);
+        if in_place {
+            result?;
+            let bytes = std::mem::take(&mut *image.lock().unwrap_or_else(|p| p.into_inner()));
+            let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+            file.write_at(base, &bytes)?;
+            file.truncate(base + bytes.len() as u64)?;
+            file.sync()?;
+        } else {
+            if let Err(e) = result {
+                let _ = fs.remove_file(&tmp);
+                return Err(e);
+            }
+            if let Err(e) = fs.rename(&tmp, &path) {
+                let _ = fs.remove_file(&tmp);
+                return Err(e);
+            }
+            if let Some(parent) = path.parent() {
+                fs.sync_dir(parent)?;
+            }
+            self.file = Some(fs.open(&path, true)?);
         }
-        if let Err(e) = fs.rename(&tmp, &path) {
-            let _ = fs.remove_file(&tmp);
-            return Err(e);
-        }
-        if let Some(parent) = path.parent() {
-            fs.sync_dir(parent)?;
-        }
-        self.file = Some(fs.open(&path, true)?);
         self.hdr = hdr;
         self.offsets = offs;
         self.off_chunk = off_chunk;
