@@ -1,5 +1,6 @@
-//! The small option parser shared by the file commands (`compress`,
-//! `decompress`, `info`, `verify`), and the failure type that decides the
+//! The pieces every command's clap definition is built from (one help
+//! layout, options whose values each command checks itself), the view of
+//! the matches the commands read, and the failure type that decides the
 //! exit code: 0 success, 1 corrupt input or a failed operation, 2 bad
 //! arguments or a missing input file.
 
@@ -7,6 +8,8 @@ use std::fmt::Display;
 use std::path::Path;
 use std::process::ExitCode;
 use std::str::FromStr;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
 
 /// Why a command failed; each kind has its exit code.
 #[derive(Debug)]
@@ -70,59 +73,109 @@ pub fn finish(r: Result<(), Failure>) -> ExitCode {
     }
 }
 
-/// One option a command accepts.
-pub struct Opt {
-    /// Long name, without the dashes.
-    pub long: &'static str,
-    /// Optional one-letter name.
-    pub short: Option<char>,
-    /// Whether it takes a value (`--name VALUE` or `--name=VALUE`).
-    pub value: bool,
+/// The help layout shared by every command: the usage line first (tests
+/// and scripts look for `usage: blosc2 CMD`), then the prose, the options
+/// and the exit codes.
+pub const HELP_TEMPLATE: &str = "usage: {usage}\n\n{about-with-newline}\n{all-args}{after-help}";
+
+/// A subcommand with the shared help layout; repeating an option keeps
+/// the last value, as the hand-written parser did. `about` is the whole
+/// description shown by `--help`; its first sentence is the summary in
+/// `blosc2 --help` and in the man page.
+pub fn command(name: &'static str, usage: &'static str, about: &'static str) -> Command {
+    let bytes = about.as_bytes();
+    let end = (0..bytes.len())
+        .find(|&i| bytes[i] == b'.' && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+        .unwrap_or(about.len());
+    let summary = &about[..end];
+    Command::new(name)
+        .override_usage(usage)
+        .about(summary.replace('\n', " "))
+        .long_about(about)
+        .help_template(HELP_TEMPLATE)
+        .args_override_self(true)
+        .disable_version_flag(true)
+}
+
+/// An option with a value (`--name VALUE`, `--name=VALUE`, `-xVALUE`); the
+/// value stays text and each command checks it, so that the messages name
+/// the option and the accepted range.
+pub fn valued(long: &'static str, short: Option<char>, value: &'static str, help: &'static str) -> Arg {
+    let a = Arg::new(long)
+        .long(long)
+        .value_name(value)
+        .help(help)
+        .action(ArgAction::Set)
+        .allow_hyphen_values(true);
+    match short {
+        Some(c) => a.short(c),
+        None => a,
+    }
+}
+
+/// An option that may be given several times; every value is kept.
+pub fn repeated(long: &'static str, short: Option<char>, value: &'static str, help: &'static str) -> Arg {
+    valued(long, short, value, help).action(ArgAction::Append)
 }
 
 /// A flag (no value).
-pub const fn flag(long: &'static str, short: Option<char>) -> Opt {
-    Opt {
-        long,
-        short,
-        value: false,
+pub fn flag(long: &'static str, short: Option<char>, help: &'static str) -> Arg {
+    let a = Arg::new(long).long(long).help(help).action(ArgAction::SetTrue);
+    match short {
+        Some(c) => a.short(c),
+        None => a,
     }
 }
 
-/// An option with a value.
-pub const fn valued(long: &'static str, short: Option<char>) -> Opt {
-    Opt {
-        long,
-        short,
-        value: true,
-    }
+/// The positional arguments, any number (the command checks the count).
+pub fn positionals(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(POSITIONAL)
+        .value_name(name)
+        .help(help)
+        .num_args(0..)
+        .action(ArgAction::Append)
 }
 
-/// Parsed command line: positional arguments and the options seen (the
-/// last occurrence of an option wins).
-#[derive(Debug, Default)]
-pub struct Parsed {
+/// The id of the positional arguments in the matches.
+const POSITIONAL: &str = "positional";
+
+/// Parsed command line: positional arguments and the options seen.
+#[derive(Debug)]
+pub struct Parsed<'a> {
     /// Positional arguments, in order (`-` is one).
     pub positional: Vec<String>,
-    values: Vec<(&'static str, String)>,
-    flags: Vec<&'static str>,
-    /// `-h` or `--help` was given.
-    pub help: bool,
+    matches: &'a ArgMatches,
 }
 
-impl Parsed {
+impl<'a> Parsed<'a> {
+    /// The arguments of one subcommand as clap matched them.
+    pub fn new(matches: &'a ArgMatches) -> Parsed<'a> {
+        let positional = match matches.try_get_many::<String>(POSITIONAL) {
+            Ok(Some(v)) => v.cloned().collect(),
+            _ => Vec::new(),
+        };
+        Parsed { positional, matches }
+    }
+
     /// Whether flag `long` was given.
     pub fn flag(&self, long: &str) -> bool {
-        self.flags.contains(&long)
+        matches!(self.matches.try_get_one::<bool>(long), Ok(Some(true)))
     }
 
     /// The value of option `long`, if given.
     pub fn value(&self, long: &str) -> Option<&str> {
-        self.values
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == long)
-            .map(|(_, v)| v.as_str())
+        match self.matches.try_get_many::<String>(long) {
+            Ok(Some(mut v)) => v.next_back().map(String::as_str),
+            _ => None,
+        }
+    }
+
+    /// Every value of a repeated option `long`, in order.
+    pub fn values(&self, long: &str) -> Vec<String> {
+        match self.matches.try_get_many::<String>(long) {
+            Ok(Some(v)) => v.cloned().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Option `long` as a number in `lo..=hi`, or `default`.
@@ -169,6 +222,34 @@ impl Parsed {
     }
 }
 
+/// The message for what clap refused (exit code 2), in the tool's words:
+/// `blosc2: unknown option '--x'`, `blosc2: option '--codec' needs a value`.
+pub fn clap_message(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let arg = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => s.split_whitespace().next().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let sub = match e.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    match e.kind() {
+        ErrorKind::UnknownArgument => format!("unknown option '{arg}' (see --help)"),
+        ErrorKind::InvalidSubcommand => format!("unknown command '{sub}' (blosc2 --help lists them)"),
+        ErrorKind::InvalidValue | ErrorKind::NoEquals
+            if e.get(ContextKind::InvalidValue)
+                .is_none_or(|v| matches!(v, ContextValue::String(s) if s.is_empty())) =>
+        {
+            format!("option '{arg}' needs a value")
+        }
+        _ => {
+            let text = e.render().to_string();
+            text.trim_start_matches("error: ").trim_end().to_string()
+        }
+    }
+}
+
 /// A byte size: digits with an optional K/M/G suffix (powers of 1024;
 /// `KiB`, `KB`, `k` and `B` are accepted too).
 pub fn parse_size(s: &str) -> Option<u64> {
@@ -184,62 +265,6 @@ pub fn parse_size(s: &str) -> Option<u64> {
         _ => return None,
     };
     n.checked_mul(mult)
-}
-
-/// Parse `args` against `opts`. `--` ends the options; `-` is a
-/// positional argument (stdin or stdout).
-pub fn parse(args: &[String], opts: &[Opt]) -> Result<Parsed, Failure> {
-    let mut p = Parsed::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--" {
-            p.positional.extend(it.by_ref().cloned());
-            break;
-        }
-        if a == "-h" || a == "--help" {
-            p.help = true;
-            continue;
-        }
-        let (opt, inline) = if let Some(rest) = a.strip_prefix("--") {
-            let (name, inline) = match rest.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (rest, None),
-            };
-            let o = opts
-                .iter()
-                .find(|o| o.long == name)
-                .ok_or_else(|| usage(format!("unknown option '--{name}'")))?;
-            (o, inline)
-        } else if a.len() > 1 && a.starts_with('-') {
-            let mut cs = a[1..].chars();
-            let c = cs.next().unwrap_or('-');
-            let o = opts
-                .iter()
-                .find(|o| o.short == Some(c))
-                .ok_or_else(|| usage(format!("unknown option '-{c}'")))?;
-            let rest: String = cs.collect();
-            (o, (!rest.is_empty()).then_some(rest))
-        } else {
-            p.positional.push(a.clone());
-            continue;
-        };
-        if opt.value {
-            let v = match inline {
-                Some(v) => v,
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| usage(format!("option '--{}' needs a value", opt.long)))?,
-            };
-            p.values.push((opt.long, v));
-        } else {
-            if inline.is_some() {
-                return Err(usage(format!("option '--{}' takes no value", opt.long)));
-            }
-            p.flags.push(opt.long);
-        }
-    }
-    Ok(p)
 }
 
 /// The message for an input path that cannot be read (exit code 2).
@@ -260,31 +285,39 @@ mod tests {
         a.iter().map(|s| s.to_string()).collect()
     }
 
-    const OPTS: &[Opt] = &[
-        valued("clevel", Some('l')),
-        flag("force", Some('f')),
-        valued("chunksize", None),
-    ];
+    fn cmd() -> Command {
+        command("t", "t [options] ARGS", "a test command").args([
+            valued("clevel", Some('l'), "N", "level"),
+            flag("force", Some('f'), "overwrite"),
+            valued("chunksize", None, "N", "bytes"),
+            positionals("ARGS", "anything"),
+        ])
+    }
+
+    fn parse(args: &[&str]) -> Result<ArgMatches, clap::Error> {
+        cmd().try_get_matches_from(std::iter::once("t").chain(args.iter().copied()))
+    }
 
     #[test]
     fn options_and_positionals() {
-        let p = parse(
-            &v(&["a", "--clevel", "3", "-f", "-", "--chunksize=1M", "--", "--x"]),
-            OPTS,
-        )
-        .unwrap();
+        let m = parse(&["a", "--clevel", "3", "-f", "-", "--chunksize=1M", "--", "--x"]).unwrap();
+        let p = Parsed::new(&m);
         assert_eq!(p.positional, v(&["a", "-", "--x"]));
         assert!(p.flag("force"));
         assert_eq!(p.number("clevel", 5u8, 0, 9).unwrap(), 3);
         assert_eq!(p.size("chunksize", 0, 1, u64::MAX).unwrap(), 1 << 20);
-        let p = parse(&v(&["-l7"]), OPTS).unwrap();
-        assert_eq!(p.number("clevel", 5u8, 0, 9).unwrap(), 7);
-        assert!(parse(&v(&["--nope"]), OPTS).is_err());
-        assert!(parse(&v(&["--clevel"]), OPTS).is_err());
-        assert!(parse(&v(&["--force=1"]), OPTS).is_err());
-        let p = parse(&v(&["--clevel", "12"]), OPTS).unwrap();
-        assert!(p.number("clevel", 5u8, 0, 9).is_err());
-        assert!(parse(&v(&["-h"]), OPTS).unwrap().help);
+        let m = parse(&["-l7", "--clevel", "8"]).unwrap();
+        assert_eq!(Parsed::new(&m).number("clevel", 5u8, 0, 9).unwrap(), 8);
+        let e = parse(&["--nope"]).unwrap_err();
+        assert_eq!(clap_message(&e), "unknown option '--nope' (see --help)");
+        let e = parse(&["--clevel"]).unwrap_err();
+        assert_eq!(clap_message(&e), "option '--clevel' needs a value");
+        assert!(parse(&["--force=1"]).is_err());
+        let m = parse(&["--clevel", "12"]).unwrap();
+        assert!(Parsed::new(&m).number("clevel", 5u8, 0, 9).is_err());
+        let e = parse(&["-h"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp);
+        assert!(e.render().to_string().starts_with("usage: t [options] ARGS"));
     }
 
     #[test]

@@ -45,7 +45,9 @@ use std::time::Instant;
 
 use blosc2::engine::codecs;
 use blosc2::engine::constants::{codec, filter};
+use clap::{ArgMatches, Command};
 
+use crate::args;
 use data::Dataset;
 use frames::{Reread, Special};
 use measure::{Budget, Measured, Where};
@@ -53,27 +55,68 @@ use ndslice::SliceKind;
 use reference::{RefLib, Settings};
 use slices::SliceWhere;
 
-const USAGE: &str = "usage: blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N]
-                    [--quick] [--csv FILE] [--filter TERMS]... [--cell-seconds S] [--list]
-
-  --vs-reference   also run the reference C-Blosc2 (libblosc2.so) and compare
-  --reference PATH the reference library (default: $BLOSC2_REFERENCE_LIB, else
-                   python-blosc2's lib/libblosc2.so found through python3)
-  --size MIB       bytes per data set (default 32; 8 with --quick)
-  --reps N         timed repetitions per cell, medians reported (default 5)
-  --quick          a reduced matrix for a run of a few minutes: 8 MiB data sets,
-                   4 MiB chunks at clevel 5 with every filter and at
-                   clevel 1 with shuffle, and fewer small/schunk/getitem cells
-  --csv FILE       also write one CSV row per cell
-  --filter TERMS   run only cells whose id has one of the comma-separated
-                   components (repeat for AND), e.g. --filter lz4,zstd --filter t2
-  --cell-seconds S time budget of one cell; slow cells time fewer chunks
-                   (default 0.7; 0.25 with --quick)
-  --list           print the cell ids and exit
-  --memory         instead of the matrix: peak memory of a 1 GiB super-chunk round
-                   trip, ours and the reference's, each in a child process
-
-cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage|slice]";
+/// The clap definition of `blosc2 bench`.
+pub fn command() -> Command {
+    args::command(
+        "bench",
+        "blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N]
+                    [--quick] [--csv FILE] [--filter TERMS]... [--cell-seconds S] [--list]",
+        "The speed benchmark: our engine, and with --vs-reference the reference
+C-Blosc2 libblosc2.so in the same process, over a matrix of data sets,
+codecs, filters, levels and thread counts.",
+    )
+    .after_help("cell ids: group/dataset/codec/filter/cLEVEL/tTHREADS[/chunk size|storage|slice]")
+    .args([
+        args::flag(
+            "vs-reference",
+            None,
+            "also run the reference C-Blosc2 (libblosc2.so) and compare",
+        ),
+        args::valued(
+            "reference",
+            None,
+            "PATH",
+            "the reference library (default: $BLOSC2_REFERENCE_LIB, else python-blosc2's \
+             lib/libblosc2.so found through python3)",
+        ),
+        args::valued("size", None, "MIB", "bytes per data set (default 32; 8 with --quick)"),
+        args::valued(
+            "reps",
+            None,
+            "N",
+            "timed repetitions per cell, medians reported (default 5)",
+        ),
+        args::flag(
+            "quick",
+            None,
+            "a reduced matrix for a run of a few minutes: 8 MiB data sets, 4 MiB chunks at \
+             clevel 5 with every filter and at clevel 1 with shuffle, and fewer \
+             small/schunk/getitem cells",
+        ),
+        args::valued("csv", None, "FILE", "also write one CSV row per cell"),
+        args::repeated(
+            "filter",
+            None,
+            "TERMS",
+            "run only cells whose id has one of the comma-separated components (repeat for \
+             AND), e.g. --filter lz4,zstd --filter t2",
+        ),
+        args::valued(
+            "cell-seconds",
+            None,
+            "S",
+            "time budget of one cell; slow cells time fewer chunks (default 0.7; 0.25 with --quick)",
+        ),
+        args::flag("list", None, "print the cell ids and exit"),
+        args::flag(
+            "memory",
+            None,
+            "instead of the matrix: peak memory of a 1 GiB super-chunk round trip, ours and \
+             the reference's, each in a child process",
+        ),
+        args::valued("memory-child", None, "SIDE", "internal: the child of --memory").hide(true),
+    ])
+}
 
 struct Options {
     vs_reference: bool,
@@ -89,52 +132,36 @@ struct Options {
     memory_child: Option<String>,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        vs_reference: false,
-        reference: None,
-        size_mib: 0,
-        reps: 0,
-        quick: false,
-        csv: None,
-        filters: Vec::new(),
-        cell_seconds: 0.0,
-        list: false,
-        memory: false,
-        memory_child: None,
-    };
-    let mut it = args.iter();
-    let num = |v: Option<&String>, name: &str| -> Result<f64, String> {
-        v.and_then(|s| s.parse::<f64>().ok())
-            .filter(|x| *x > 0.0)
-            .ok_or_else(|| format!("{name} needs a positive number\n{USAGE}"))
-    };
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--vs-reference" => o.vs_reference = true,
-            "--reference" => {
-                o.reference = Some(it.next().ok_or("--reference needs a path")?.clone());
-                o.vs_reference = true;
-            }
-            "--size" => o.size_mib = num(it.next(), "--size")? as usize,
-            "--reps" => o.reps = num(it.next(), "--reps")? as usize,
-            "--cell-seconds" => o.cell_seconds = num(it.next(), "--cell-seconds")?,
-            "--quick" => o.quick = true,
-            "--list" => o.list = true,
-            "--memory" => o.memory = true,
-            "--memory-child" => o.memory_child = Some(it.next().ok_or("--memory-child needs a side")?.clone()),
-            "--csv" => o.csv = Some(PathBuf::from(it.next().ok_or("--csv needs a file name")?)),
-            "--filter" => {
-                let t = it.next().ok_or("--filter needs terms")?;
-                o.filters.push(t.split(',').map(str::to_string).collect());
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown bench option '{other}'\n{USAGE}")),
+fn parse(m: &ArgMatches) -> Result<Options, String> {
+    let p = args::Parsed::new(m);
+    let num = |name: &str| -> Result<f64, String> {
+        match p.value(name) {
+            None => Ok(0.0),
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| *x > 0.0)
+                .ok_or_else(|| format!("--{name} needs a positive number, not '{v}'")),
         }
-    }
+    };
+    let reference = p.value("reference").map(str::to_string);
+    let mut o = Options {
+        vs_reference: p.flag("vs-reference") || reference.is_some(),
+        reference,
+        size_mib: num("size")? as usize,
+        reps: num("reps")? as usize,
+        quick: p.flag("quick"),
+        csv: p.value("csv").map(PathBuf::from),
+        filters: p
+            .values("filter")
+            .iter()
+            .map(|t| t.split(',').map(str::to_string).collect())
+            .collect(),
+        cell_seconds: num("cell-seconds")?,
+        list: p.flag("list"),
+        memory: p.flag("memory"),
+        memory_child: p.value("memory-child").map(str::to_string),
+    };
     if o.size_mib == 0 {
         o.size_mib = if o.quick { 8 } else { 32 };
     }
@@ -572,8 +599,8 @@ fn csv_row(r: &Row) -> String {
 }
 
 /// Run the benchmark with the command-line `args` (after `bench`).
-pub fn run(args: &[String]) -> Result<(), String> {
-    let o = parse(args)?;
+pub fn run(m: &ArgMatches) -> Result<(), String> {
+    let o = parse(m)?;
     if let Some(who) = &o.memory_child {
         return memory::child(who, o.reference.as_deref());
     }

@@ -14,73 +14,100 @@ use blosc2::engine::constants::{filter, MAX_BLOCKSIZE, MAX_BUFFERSIZE, MAX_FILTE
 use blosc2::engine::params::CParams;
 use blosc2::engine::schunk::{SChunk, Storage};
 
-use crate::args::{self, failed, finish, flag, usage, valued, Failure, Opt, Parsed};
+use clap::{ArgMatches, Command};
+
+use crate::args::{self, failed, finish, usage, Failure, Parsed};
 use crate::inspect::{self, Decoder, Kind};
 use crate::progress::{Progress, Unit};
 
-const COMPRESS_HELP: &str = "usage: blosc2 compress [options] IN OUT
-
-Compress IN (a file, or - for stdin) into the contiguous frame OUT (a
+/// The clap definition of `blosc2 compress`.
+pub fn compress_command() -> Command {
+    args::command(
+        "compress",
+        "blosc2 compress [options] IN OUT",
+        "Compress IN (a file, or - for stdin) into the contiguous frame OUT (a
 .b2frame file, or - for stdout), one chunk at a time: memory use stays at a
-few chunks whatever the input size.
+few chunks whatever the input size.",
+    )
+    .after_help("exit codes: 0 ok, 1 the operation failed, 2 bad arguments or missing files")
+    .args([
+        args::valued(
+            "codec",
+            None,
+            "NAME",
+            "blosclz, lz4, lz4hc, zlib or zstd (default zstd)",
+        ),
+        args::valued("clevel", Some('l'), "N", "compression level 0-9 (default 5)"),
+        args::valued(
+            "filter",
+            None,
+            "LIST",
+            "none, shuffle, bitshuffle, delta, or a comma-separated pipeline such as \
+             delta,shuffle (default shuffle)",
+        ),
+        args::valued(
+            "typesize",
+            Some('t'),
+            "N",
+            "item size in bytes for the filters, 1-255 (default 8)",
+        ),
+        args::valued(
+            "chunksize",
+            Some('c'),
+            "N",
+            "bytes per chunk, with an optional K, M or G suffix (default 4M)",
+        ),
+        args::valued("blocksize", None, "N", "bytes per block (default 0: automatic)"),
+        args::valued(
+            "nthreads",
+            Some('n'),
+            "N",
+            "compression threads (default: available cores, at most 4)",
+        ),
+        args::flag("force", Some('f'), "overwrite OUT if it exists"),
+        args::flag("quiet", Some('q'), "no progress bar and no summary on stderr"),
+        args::positionals("IN OUT", "input file (- for stdin), then output frame (- for stdout)"),
+    ])
+}
 
-options:
-  --codec NAME        blosclz, lz4, lz4hc, zlib or zstd (default zstd)
-  -l, --clevel N      compression level 0-9 (default 5)
-  --filter LIST       none, shuffle, bitshuffle, delta, or a comma-separated
-                      pipeline such as delta,shuffle (default shuffle)
-  -t, --typesize N    item size in bytes for the filters, 1-255 (default 8)
-  -c, --chunksize N   bytes per chunk, with an optional K, M or G suffix
-                      (default 4M)
-  --blocksize N       bytes per block (default 0: automatic)
-  -n, --nthreads N    compression threads (default: available cores, at most 4)
-  -f, --force         overwrite OUT if it exists
-  -q, --quiet         no progress bar and no summary on stderr
-exit codes: 0 ok, 1 the operation failed, 2 bad arguments or missing files";
-
-const DECOMPRESS_HELP: &str = "usage: blosc2 decompress [options] IN OUT
-
-Decompress the frame IN (a .b2frame or .b2nd file, a sparse frame directory,
+/// The clap definition of `blosc2 decompress`.
+pub fn decompress_command() -> Command {
+    args::command(
+        "decompress",
+        "blosc2 decompress [options] IN OUT",
+        "Decompress the frame IN (a .b2frame or .b2nd file, a sparse frame directory,
 a single chunk, or - for a frame on stdin) into OUT (a file, or - for
 stdout), one chunk at a time. For b2nd arrays the output is the stored
-chunks (padded to the chunk shape), not the C-order array.
-
-options:
-  -n, --nthreads N    decompression threads (default: available cores, at most 4)
-  -f, --force         overwrite OUT if it exists
-  -q, --quiet         no progress bar and no notes on stderr
-exit codes: 0 ok, 1 corrupt input or the operation failed, 2 bad arguments or
-missing files";
-
-const COMPRESS_OPTS: &[Opt] = &[
-    valued("codec", None),
-    valued("clevel", Some('l')),
-    valued("filter", None),
-    valued("typesize", Some('t')),
-    valued("chunksize", Some('c')),
-    valued("blocksize", None),
-    valued("nthreads", Some('n')),
-    flag("force", Some('f')),
-    flag("quiet", Some('q')),
-];
-
-const DECOMPRESS_OPTS: &[Opt] = &[
-    valued("nthreads", Some('n')),
-    flag("force", Some('f')),
-    flag("quiet", Some('q')),
-];
+chunks (padded to the chunk shape), not the C-order array.",
+    )
+    .after_help("exit codes: 0 ok, 1 corrupt input or the operation failed, 2 bad arguments or missing files")
+    .args([
+        args::valued(
+            "nthreads",
+            Some('n'),
+            "N",
+            "decompression threads (default: available cores, at most 4)",
+        ),
+        args::flag("force", Some('f'), "overwrite OUT if it exists"),
+        args::flag("quiet", Some('q'), "no progress bar and no notes on stderr"),
+        args::positionals(
+            "IN OUT",
+            "input frame or chunk (- for stdin), then output file (- for stdout)",
+        ),
+    ])
+}
 
 /// Default chunk size.
 const DEFAULT_CHUNKSIZE: u64 = 4 << 20;
 
 /// Run `blosc2 compress`.
-pub fn compress_main(args: &[String]) -> ExitCode {
-    finish(compress(args))
+pub fn compress_main(m: &ArgMatches) -> ExitCode {
+    finish(compress(m))
 }
 
 /// Run `blosc2 decompress`.
-pub fn decompress_main(args: &[String]) -> ExitCode {
-    finish(decompress(args))
+pub fn decompress_main(m: &ArgMatches) -> ExitCode {
+    finish(decompress(m))
 }
 
 /// A file removed when dropped, unless kept.
@@ -233,14 +260,10 @@ fn report_peak_memory() {
     }
 }
 
-fn compress(args: &[String]) -> Result<(), Failure> {
-    let p = args::parse(args, COMPRESS_OPTS)?;
-    if p.help {
-        println!("{COMPRESS_HELP}");
-        return Ok(());
-    }
+fn compress(m: &ArgMatches) -> Result<(), Failure> {
+    let p = Parsed::new(m);
     p.expect_positional(&["IN", "OUT"])
-        .map_err(|f| usage(format!("{}\n{COMPRESS_HELP}", msg(f))))?;
+        .map_err(|f| usage(format!("{}\nusage: blosc2 compress [options] IN OUT", msg(f))))?;
     let cp = cparams(&p)?;
     let chunksize = p.size("chunksize", DEFAULT_CHUNKSIZE, 1, MAX_BUFFERSIZE as u64)? as usize;
     let quiet = p.flag("quiet");
@@ -353,14 +376,10 @@ fn msg(f: Failure) -> String {
     }
 }
 
-fn decompress(args: &[String]) -> Result<(), Failure> {
-    let p = args::parse(args, DECOMPRESS_OPTS)?;
-    if p.help {
-        println!("{DECOMPRESS_HELP}");
-        return Ok(());
-    }
+fn decompress(m: &ArgMatches) -> Result<(), Failure> {
+    let p = Parsed::new(m);
     p.expect_positional(&["IN", "OUT"])
-        .map_err(|f| usage(format!("{}\n{DECOMPRESS_HELP}", msg(f))))?;
+        .map_err(|f| usage(format!("{}\nusage: blosc2 decompress [options] IN OUT", msg(f))))?;
     let quiet = p.flag("quiet");
     let nthreads = p.number("nthreads", inspect::default_nthreads(), 1, 256)?;
     let (inp, out) = (&p.positional[0], &p.positional[1]);

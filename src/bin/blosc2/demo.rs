@@ -2,6 +2,10 @@
 
 use std::time::Instant;
 
+use clap::{ArgMatches, Command};
+
+use crate::args;
+
 use blosc2::engine::codecs;
 use blosc2::engine::constants::{codec, filter};
 use blosc2::engine::context::Context;
@@ -56,21 +60,33 @@ fn datasets(size: usize) -> Vec<Dataset> {
     ]
 }
 
-fn parse_flag(args: &[String], name: &str, default: usize) -> Result<usize, String> {
-    match args.iter().position(|a| a == name) {
-        None => Ok(default),
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{name} needs a number")),
+/// The clap definition of `blosc2 demo`.
+pub fn command() -> Command {
+    args::command(
+        "demo",
+        "blosc2 demo [--size MIB] [--clevel N] [--nthreads N]",
+        "Compress and decompress built-in data (int64 arange, smooth float64, text)
+with every codec and print ratio and speed. The default command.",
+    )
+    .args([
+        args::valued("size", None, "MIB", "mebibytes per data set (default 16)"),
+        args::valued("clevel", None, "N", "compression level 0-9 (default 5)"),
+        args::valued("nthreads", None, "N", "threads (default 1)"),
+    ])
+}
+
+fn number(m: &ArgMatches, name: &str, default: usize) -> Result<usize, String> {
+    match m.try_get_one::<String>(name) {
+        Ok(Some(v)) => v.parse().map_err(|_| format!("--{name} needs a number")),
+        _ => Ok(default),
     }
 }
 
 /// Run the demo with `--size MIB`, `--clevel N` and `--nthreads N`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let size = parse_flag(args, "--size", 16)? * 1024 * 1024;
-    let clevel = parse_flag(args, "--clevel", 5)?;
-    let nthreads = parse_flag(args, "--nthreads", 1)?;
+pub fn run(m: &ArgMatches) -> Result<(), String> {
+    let size = number(m, "size", 16)?.saturating_mul(1024 * 1024);
+    let clevel = number(m, "clevel", 5)?;
+    let nthreads = number(m, "nthreads", 1)?;
     if clevel > 9 || nthreads == 0 || nthreads > i16::MAX as usize || size == 0 {
         return Err("--clevel must be 0-9, --nthreads and --size positive".into());
     }

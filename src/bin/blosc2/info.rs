@@ -13,43 +13,49 @@ use blosc2::engine::constants::EXTENDED_HEADER_LENGTH;
 use blosc2::engine::frame::FrameKind;
 use blosc2::engine::header::ChunkHeader;
 
-use crate::args::{self, failed, finish, flag, Failure, Opt};
+use clap::{ArgMatches, Command};
+
+use crate::args::{self, failed, finish, Failure};
 use crate::inspect::{self, Kind, Location};
 use crate::json::Json;
 use crate::msgpack::{self, hex};
 
-const HELP: &str = "usage: blosc2 info [--json] [--no-chunks] FILE...
-
-Show what a Blosc2 file holds: a contiguous frame (.b2frame, .b2nd), a sparse
+/// The clap definition of `blosc2 info`.
+pub fn command() -> Command {
+    args::command(
+        "info",
+        "blosc2 info [--json] [--no-chunks] FILE...",
+        "Show what a Blosc2 file holds: a contiguous frame (.b2frame, .b2nd), a sparse
 frame directory, or a single chunk (.chunk, Blosc1 chunks).
 
 For frames: the header fields, the metalayers and vlmetalayers (decoded from
 msgpack when they are msgpack), the b2nd array layout when there is one, and
-one line per chunk (offset, sizes, ratio, codec, filters, special value).
-
-options:
-  --json        print JSON (one object per file; an array for several files)
-  --no-chunks   leave out the chunk table
-exit codes: 0 ok, 1 unreadable or corrupt input, 2 bad arguments or missing files";
-
-const OPTS: &[Opt] = &[flag("json", None), flag("no-chunks", None)];
+one line per chunk (offset, sizes, ratio, codec, filters, special value).",
+    )
+    .after_help("exit codes: 0 ok, 1 unreadable or corrupt input, 2 bad arguments or missing files")
+    .args([
+        args::flag(
+            "json",
+            None,
+            "print JSON (one object per file; an array for several files)",
+        ),
+        args::flag("no-chunks", None, "leave out the chunk table"),
+        args::positionals("FILE", "frames, sparse frame directories or chunks"),
+    ])
+}
 
 /// Metalayer contents longer than this are shown truncated.
 const HEX_MAX: usize = 4096;
 
 /// Run `blosc2 info`.
-pub fn main(args: &[String]) -> ExitCode {
-    finish(run(args))
+pub fn main(m: &ArgMatches) -> ExitCode {
+    finish(run(m))
 }
 
-fn run(args: &[String]) -> Result<(), Failure> {
-    let p = args::parse(args, OPTS)?;
-    if p.help {
-        println!("{HELP}");
-        return Ok(());
-    }
+fn run(m: &ArgMatches) -> Result<(), Failure> {
+    let p = args::Parsed::new(m);
     if p.positional.is_empty() {
-        return Err(args::usage(format!("info needs a FILE\n{HELP}")));
+        return Err(args::usage("info needs a FILE (blosc2 info --help)"));
     }
     let json = p.flag("json");
     let with_chunks = !p.flag("no-chunks");

@@ -11,6 +11,7 @@ mod demo;
 mod info;
 mod inspect;
 mod json;
+mod manpage;
 mod msgpack;
 mod progress;
 mod recordio;
@@ -18,7 +19,9 @@ mod verify;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: blosc2 [demo [--size MIB] [--clevel N] [--nthreads N]]
+use clap::{ArgMatches, Command};
+
+const USAGE: &str = "blosc2 [demo [--size MIB] [--clevel N] [--nthreads N]]
        blosc2 bench [--vs-reference] [--reference PATH] [--size MIB] [--reps N] [--quick]
                     [--csv FILE] [--filter TERMS]... (blosc2 bench --help for more)
        blosc2 recordio info|cat|pack ... (blosc2 recordio --help for more)
@@ -27,46 +30,76 @@ const USAGE: &str = "usage: blosc2 [demo [--size MIB] [--clevel N] [--nthreads N
        blosc2 decompress [--nthreads N] [-f] [-q] IN OUT
        blosc2 info [--json] [--no-chunks] FILE...
        blosc2 verify [-q] [--nthreads N] FILE...
+       blosc2 completions bash|elvish|fish|powershell|zsh";
 
-commands:
-  demo    compress and decompress built-in data with every codec and print
-          ratio and speed (the default when no command is given)
-  bench   the speed benchmark: our engine, and with --vs-reference the
-          reference C-Blosc2 libblosc2.so in the same process
-  recordio  read and write grailbio recordio files (info, cat, pack)
-  compress    compress a file (or - for stdin) into a .b2frame file (or -),
-              one chunk at a time
-  decompress  decompress a frame, sparse frame or chunk into a file (or -)
-  info        header fields, metalayers, b2nd layout and chunk table of a
-              frame or chunk (--json for machines)
-  verify      decode everything; report the first problem and where it is
-              (exit code 1)
-`blosc2 COMMAND --help` describes each; exit codes: 0 ok, 1 corrupt input or
-failed operation, 2 bad arguments or missing files";
+/// The whole command line: every subcommand with its options. The man
+/// page and the shell completions are generated from it.
+pub fn command() -> Command {
+    Command::new("blosc2")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Compress, decompress, inspect and verify Blosc2 frames and chunks; benchmark the codecs")
+        .override_usage(USAGE)
+        .help_template("usage: {usage}\n\n{about-with-newline}\ncommands:\n{subcommands}\n{after-help}")
+        .after_help(
+            "`blosc2 COMMAND --help` describes each; exit codes: 0 ok, 1 corrupt input or\n\
+             failed operation, 2 bad arguments or missing files",
+        )
+        .disable_help_subcommand(true)
+        .subcommands([
+            demo::command(),
+            bench::command(),
+            recordio::command(),
+            compress::compress_command(),
+            compress::decompress_command(),
+            info::command(),
+            verify::command(),
+            args::command(
+                "completions",
+                "blosc2 completions SHELL",
+                "Print the completion script for SHELL (bash, elvish, fish, powershell or zsh).",
+            )
+            .arg(
+                clap::Arg::new("shell")
+                    .value_name("SHELL")
+                    .required(true)
+                    .value_parser(clap::value_parser!(clap_complete::Shell)),
+            ),
+            args::command("manpage", "blosc2 manpage", "Print the man page blosc2(1) in roff.").hide(true),
+        ])
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (cmd, rest) = match args.split_first() {
-        None => ("demo", &args[..]),
-        Some((c, r)) => (c.as_str(), r),
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = e.print();
+                    return ExitCode::SUCCESS;
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprint!("{}", e.render());
+                    return ExitCode::from(2);
+                }
+                _ => {}
+            }
+            eprintln!("blosc2: {}", args::clap_message(&e));
+            return ExitCode::from(2);
+        }
     };
-    let result = match cmd {
-        "demo" => demo::run(rest),
-        "bench" => bench::run(rest),
-        "recordio" => recordio::run(rest),
-        "compress" => return compress::compress_main(rest),
-        "decompress" => return compress::decompress_main(rest),
-        "info" => return info::main(rest),
-        "verify" => return verify::main(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        "-V" | "--version" => {
-            println!("blosc2 {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
-        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+    let result = match matches.subcommand() {
+        None => demo::run(&demo::command().get_matches_from(["demo"])),
+        Some(("demo", m)) => demo::run(m),
+        Some(("bench", m)) => bench::run(m),
+        Some(("recordio", m)) => recordio::run(m),
+        Some(("compress", m)) => return compress::compress_main(m),
+        Some(("decompress", m)) => return compress::decompress_main(m),
+        Some(("info", m)) => return info::main(m),
+        Some(("verify", m)) => return verify::main(m),
+        Some(("completions", m)) => completions(m),
+        Some(("manpage", _)) => manpage(),
+        Some((other, _)) => Err(format!("unknown command '{other}'")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -75,4 +108,17 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn completions(m: &ArgMatches) -> Result<(), String> {
+    let shell = *m
+        .get_one::<clap_complete::Shell>("shell")
+        .ok_or("completions needs a SHELL")?;
+    clap_complete::generate(shell, &mut command(), "blosc2", &mut std::io::stdout());
+    Ok(())
+}
+
+fn manpage() -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    manpage::render(command(), &mut out).map_err(|e| format!("writing the man page: {e}"))
 }

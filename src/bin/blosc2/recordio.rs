@@ -4,44 +4,95 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 
+use clap::{ArgMatches, Command};
+
+use crate::args;
 use blosc2::recordio::{self, Format, Scanner, ScannerOpts, Value, Writer, WriterOpts, KEY_TRAILER, KEY_TRANSFORMER};
 
-const USAGE: &str = "usage: blosc2 recordio info FILE [--recover] [--legacy-transform SPEC]
-       blosc2 recordio cat FILE [--json] [--recover] [--legacy-transform SPEC] [--shard I/N]
-       blosc2 recordio pack -o OUT [-t SPEC]... [--header KEY[:TYPE]=VALUE]... [--trailer FILE]
-                            [--max-items N] [--from FILE] [--lines] [INPUT...]
-
-  info   print the format, header, blocks, items and trailer of a file
-  cat    write every item to stdout, back to back; with --json print the
-         header, each item's location, length and sha256, and the trailer
-  pack   write a recordio file: one item per INPUT file ('-' is stdin), or
-         one per line with --lines, or the items, header and trailer of an
-         existing recordio file with --from (to change its transformers)
-
-options:
-  --recover               skip damaged blocks and report them (not in Go)
-  --legacy-transform SPEC transform of legacy packed records (default from
-                          the name: .grail-rpk-gz means flate)
-  --shard I/N             read shard I of N (v2 files)
-  -t, --transformer SPEC  'flate [N]', 'zstd [N]', 'blosc2 [codec=zstd,clevel=5,
-                          filter=shuffle,typesize=1,nthreads=1,format=chunk]', in order
-  --header KEY[:TYPE]=V   header entry; TYPE is string (default), int, uint or bool
-  --max-items N           a block is flushed at N+1 items (Go's rule; default 16384)";
+/// The clap definition of `blosc2 recordio` and its subcommands.
+pub fn command() -> Command {
+    let recover = || args::flag("recover", None, "skip damaged blocks and report them (not in Go)");
+    let legacy = || {
+        args::valued(
+            "legacy-transform",
+            None,
+            "SPEC",
+            "transform of legacy packed records (default from the name: .grail-rpk-gz means flate)",
+        )
+    };
+    let file = || args::positionals("FILE", "the recordio file");
+    args::command(
+        "recordio",
+        "blosc2 recordio info|cat|pack ...",
+        "Read and write grailbio recordio files.",
+    )
+    .subcommand_required(true)
+    .arg_required_else_help(true)
+    .disable_help_subcommand(true)
+    .subcommands([
+        args::command(
+            "info",
+            "blosc2 recordio info FILE [--recover] [--legacy-transform SPEC]",
+            "Print the format, header, blocks, items and trailer of a file.",
+        )
+        .args([recover(), legacy(), file()]),
+        args::command(
+            "cat",
+            "blosc2 recordio cat FILE [--json] [--recover] [--legacy-transform SPEC] [--shard I/N]",
+            "Write every item to stdout, back to back; with --json print the header, each
+item's location, length and sha256, and the trailer.",
+        )
+        .args([
+            args::flag("json", None, "print JSON instead of the items"),
+            recover(),
+            legacy(),
+            args::valued("shard", None, "I/N", "read shard I of N (v2 files)"),
+            file(),
+        ]),
+        args::command(
+            "pack",
+            "blosc2 recordio pack -o OUT [-t SPEC]... [--header KEY[:TYPE]=VALUE]... [--trailer FILE]
+                            [--max-items N] [--from FILE] [--lines] [INPUT...]",
+            "Write a recordio file: one item per INPUT file ('-' is stdin), or one per line
+with --lines, or the items, header and trailer of an existing recordio file
+with --from (to change its transformers).",
+        )
+        .args([
+            args::valued("output", Some('o'), "OUT", "the recordio file to write"),
+            args::repeated(
+                "transformer",
+                Some('t'),
+                "SPEC",
+                "'flate [N]', 'zstd [N]', 'blosc2 [codec=zstd,clevel=5,filter=shuffle,\
+                 typesize=1,nthreads=1,format=chunk]', in order",
+            ),
+            args::repeated(
+                "header",
+                None,
+                "KEY[:TYPE]=V",
+                "header entry; TYPE is string (default), int, uint or bool",
+            ),
+            args::valued("trailer", None, "FILE", "the trailer's bytes"),
+            args::valued(
+                "max-items",
+                None,
+                "N",
+                "a block is flushed at N+1 items (Go's rule; default 16384)",
+            ),
+            args::valued("from", None, "FILE", "repack the items of this recordio file"),
+            args::flag("lines", None, "one item per line of the inputs"),
+            args::positionals("INPUT", "one item per file ('-' is stdin)"),
+        ]),
+    ])
+}
 
 /// Run `blosc2 recordio ...`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let Some((cmd, rest)) = args.split_first() else {
-        return Err(USAGE.to_string());
-    };
-    match cmd.as_str() {
-        "info" => info(rest),
-        "cat" => cat(rest),
-        "pack" => pack(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        other => Err(format!("unknown recordio command '{other}'\n{USAGE}")),
+pub fn run(m: &ArgMatches) -> Result<(), String> {
+    match m.subcommand() {
+        Some(("info", m)) => info(m),
+        Some(("cat", m)) => cat(m),
+        Some(("pack", m)) => pack(m),
+        _ => Err("recordio needs info, cat or pack (blosc2 recordio --help)".into()),
     }
 }
 
@@ -53,31 +104,23 @@ struct ReadArgs {
     shard: (usize, usize, usize),
 }
 
-fn parse_read_args(args: &[String], allow_json: bool) -> Result<ReadArgs, String> {
-    let mut path = None;
-    let mut json = false;
-    let mut recover = false;
-    let mut legacy = None;
+fn parse_read_args(m: &ArgMatches) -> Result<ReadArgs, String> {
+    let p = args::Parsed::new(m);
+    let json = p.flag("json");
+    let recover = p.flag("recover");
+    let legacy = p.value("legacy-transform").map(str::to_string);
     let mut shard = (0, 1, 1);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--json" if allow_json => json = true,
-            "--recover" => recover = true,
-            "--legacy-transform" => legacy = Some(it.next().ok_or("--legacy-transform needs a value")?.clone()),
-            "--shard" if allow_json => {
-                let v = it.next().ok_or("--shard needs I/N")?;
-                let (i, n) = v.split_once('/').ok_or("--shard needs I/N")?;
-                let i: usize = i.parse().map_err(|_| format!("bad shard {v}"))?;
-                let n: usize = n.parse().map_err(|_| format!("bad shard {v}"))?;
-                shard = (i, i + 1, n);
-            }
-            s if s.starts_with('-') && s != "-" => return Err(format!("unknown option {s}\n{USAGE}")),
-            s if path.is_none() => path = Some(s.to_string()),
-            s => return Err(format!("unexpected argument {s}\n{USAGE}")),
-        }
+    if let Some(v) = p.value("shard") {
+        let (i, n) = v.split_once('/').ok_or("--shard needs I/N")?;
+        let i: usize = i.parse().map_err(|_| format!("bad shard {v}"))?;
+        let n: usize = n.parse().map_err(|_| format!("bad shard {v}"))?;
+        shard = (i, i + 1, n);
     }
-    let path = path.ok_or_else(|| format!("missing FILE\n{USAGE}"))?;
+    let path = match &p.positional[..] {
+        [one] => one.clone(),
+        [] => return Err("missing FILE (see --help)".into()),
+        [_, extra, ..] => return Err(format!("unexpected argument {extra} (see --help)")),
+    };
     let mut opts = ScannerOpts::for_path(&path);
     opts.recover = recover;
     if legacy.is_some() {
@@ -113,8 +156,8 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-fn info(args: &[String]) -> Result<(), String> {
-    let a = parse_read_args(args, false)?;
+fn info(m: &ArgMatches) -> Result<(), String> {
+    let a = parse_read_args(m)?;
     let mut s = open(&a)?;
     let size = std::fs::metadata(&a.path).map(|m| m.len()).unwrap_or(0);
     let mut out = String::new();
@@ -186,8 +229,8 @@ fn info(args: &[String]) -> Result<(), String> {
     }
 }
 
-fn cat(args: &[String]) -> Result<(), String> {
-    let a = parse_read_args(args, true)?;
+fn cat(m: &ArgMatches) -> Result<(), String> {
+    let a = parse_read_args(m)?;
     let mut s = open(&a)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -359,33 +402,26 @@ fn read_input(path: &str) -> Result<Vec<u8>, String> {
     }
 }
 
-fn pack(args: &[String]) -> Result<(), String> {
-    let mut out_path = None;
-    let mut transformers = Vec::new();
-    let mut headers = Vec::new();
-    let mut trailer_file = None;
-    let mut max_items = 0u32;
-    let mut from = None;
-    let mut lines = false;
-    let mut inputs = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "-o" | "--output" => out_path = Some(value(a)?),
-            "-t" | "--transformer" => transformers.push(value(a)?),
-            "--header" => headers.push(parse_header_arg(&value(a)?)?),
-            "--trailer" => trailer_file = Some(value(a)?),
-            "--max-items" => max_items = value(a)?.parse().map_err(|_| "bad --max-items".to_string())?,
-            "--from" => from = Some(value(a)?),
-            "--lines" => lines = true,
-            s if s.starts_with('-') && s != "-" => return Err(format!("unknown option {s}\n{USAGE}")),
-            s => inputs.push(s.to_string()),
-        }
-    }
-    let out_path = out_path.ok_or_else(|| format!("pack needs -o OUT\n{USAGE}"))?;
+fn pack(m: &ArgMatches) -> Result<(), String> {
+    let p = args::Parsed::new(m);
+    let out_path = p.value("output").map(str::to_string);
+    let transformers = p.values("transformer");
+    let headers = p
+        .values("header")
+        .iter()
+        .map(|h| parse_header_arg(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    let trailer_file = p.value("trailer").map(str::to_string);
+    let max_items: u32 = match p.value("max-items") {
+        Some(v) => v.parse().map_err(|_| "bad --max-items".to_string())?,
+        None => 0,
+    };
+    let from = p.value("from").map(str::to_string);
+    let lines = p.flag("lines");
+    let inputs = p.positional.clone();
+    let out_path = out_path.ok_or_else(|| "pack needs -o OUT (see --help)".to_string())?;
     if from.is_none() && inputs.is_empty() {
-        return Err(format!("pack needs INPUT files or --from FILE\n{USAGE}"));
+        return Err("pack needs INPUT files or --from FILE (see --help)".to_string());
     }
     // The source file, when repacking: its non-reserved header entries and
     // its trailer come along.

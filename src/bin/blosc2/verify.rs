@@ -5,38 +5,45 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::args::{self, failed, finish, flag, valued, Failure, Opt};
+use clap::{ArgMatches, Command};
+
+use crate::args::{self, failed, finish, Failure};
 use crate::inspect::{self, Decoder, Kind};
 use crate::progress::{Progress, Unit};
 
-const HELP: &str = "usage: blosc2 verify [-q] [--nthreads N] FILE...
-
-Decode every chunk, metalayer and vlmetalayer of a frame (.b2frame, .b2nd,
+/// The clap definition of `blosc2 verify`.
+pub fn command() -> Command {
+    args::command(
+        "verify",
+        "blosc2 verify [-q] [--nthreads N] FILE...",
+        "Decode every chunk, metalayer and vlmetalayer of a frame (.b2frame, .b2nd,
 sparse frame directory) or a single chunk, and check that the sizes agree
 with the header (and, for b2nd arrays, with the array layout). Prints one OK
 line per good file; on the first problem prints what and where (chunk index,
-byte offset in the file) and exits with code 1.
-
-options:
-  -q, --quiet        print nothing for good files, no progress bar
-  -n, --nthreads N   decompression threads (default: available cores, at most 4)
-exit codes: 0 all good, 1 a problem was found, 2 bad arguments or missing files";
-
-const OPTS: &[Opt] = &[flag("quiet", Some('q')), valued("nthreads", Some('n'))];
-
-/// Run `blosc2 verify`.
-pub fn main(args: &[String]) -> ExitCode {
-    finish(run(args))
+byte offset in the file) and exits with code 1.",
+    )
+    .after_help("exit codes: 0 all good, 1 a problem was found, 2 bad arguments or missing files")
+    .args([
+        args::flag("quiet", Some('q'), "print nothing for good files, no progress bar"),
+        args::valued(
+            "nthreads",
+            Some('n'),
+            "N",
+            "decompression threads (default: available cores, at most 4)",
+        ),
+        args::positionals("FILE", "frames, sparse frame directories or chunks"),
+    ])
 }
 
-fn run(args: &[String]) -> Result<(), Failure> {
-    let p = args::parse(args, OPTS)?;
-    if p.help {
-        println!("{HELP}");
-        return Ok(());
-    }
+/// Run `blosc2 verify`.
+pub fn main(m: &ArgMatches) -> ExitCode {
+    finish(run(m))
+}
+
+fn run(m: &ArgMatches) -> Result<(), Failure> {
+    let p = args::Parsed::new(m);
     if p.positional.is_empty() {
-        return Err(args::usage(format!("verify needs a FILE\n{HELP}")));
+        return Err(args::usage("verify needs a FILE (blosc2 verify --help)"));
     }
     let quiet = p.flag("quiet");
     let nthreads = p.number("nthreads", inspect::default_nthreads(), 1, 256)?;
