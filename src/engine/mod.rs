@@ -22,6 +22,7 @@ pub mod frame;
 pub mod header;
 pub mod io;
 pub mod params;
+pub mod pipeline_choice;
 pub mod plugins;
 pub mod schunk;
 pub mod threads;

@@ -12,11 +12,14 @@ use std::process::ExitCode;
 use blosc2::engine::codecs;
 use blosc2::engine::constants::{filter, MAX_BLOCKSIZE, MAX_BUFFERSIZE, MAX_FILTERS};
 use blosc2::engine::params::CParams;
+use blosc2::engine::pipeline_choice::{self, Pipeline};
 use blosc2::engine::schunk::{SChunk, Storage};
 
 use clap::{ArgMatches, Command};
 
 use crate::args::{self, failed, finish, usage, Failure, Parsed};
+use crate::checksum::{self, Checker};
+use crate::encoder::{self, Encoder, FilterArg};
 use crate::inspect::{self, Decoder, Kind};
 use crate::progress::{Progress, Unit};
 
@@ -63,6 +66,12 @@ few chunks whatever the input size.",
             Some('n'),
             "N",
             "compression threads (default: available cores, at most 4)",
+        ),
+        args::flag(
+            "no-checksum",
+            None,
+            "do not store the XXH3-64 checksum of each chunk's data (vlmetalayer \
+             chunk_checksums, checked by verify and decompress)",
         ),
         args::flag("force", Some('f'), "overwrite OUT if it exists"),
         args::flag("quiet", Some('q'), "no progress bar and no summary on stderr"),
@@ -114,6 +123,8 @@ pub fn decompress_main(m: &ArgMatches) -> ExitCode {
 struct TempFile {
     path: PathBuf,
     keep: bool,
+    /// Made next to the output file, under whose name it ends up.
+    near_out: bool,
 }
 
 impl TempFile {
@@ -131,7 +142,25 @@ impl TempFile {
             .unwrap_or_else(|| "blosc2".into());
         let path = dir.join(format!(".{base}.{tag}-{}.tmp", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        TempFile { path, keep: false }
+        TempFile {
+            path,
+            keep: false,
+            near_out: near.is_some(),
+        }
+    }
+}
+
+impl TempFile {
+    /// What to call this file in messages: the user's output path when
+    /// it stands in for it, else the directory it is in (never the
+    /// temporary name, which means nothing to the user).
+    fn what(&self, out: &str) -> String {
+        if out != "-" && self.near_out {
+            format!("'{out}'")
+        } else {
+            let dir = self.path.parent().unwrap_or(Path::new("."));
+            format!("a temporary file in '{}'", dir.display())
+        }
     }
 }
 
@@ -203,9 +232,12 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// The filter pipeline from `none`, `shuffle`, `delta,shuffle`...: the
-/// filters fill the last slots, in order, as C-Blosc2's defaults do.
-fn parse_filters(s: &str) -> Result<[u8; MAX_FILTERS], Failure> {
+/// The filter pipeline from `auto`, `none`, `shuffle`, `delta,shuffle`...:
+/// the filters fill the last slots, in order, as C-Blosc2's defaults do.
+fn parse_filters(s: &str) -> Result<FilterArg, Failure> {
+    if s.trim() == "auto" {
+        return Ok(FilterArg::Auto);
+    }
     let mut ids = Vec::new();
     for name in s.split(',').map(str::trim) {
         ids.push(match name {
@@ -213,9 +245,10 @@ fn parse_filters(s: &str) -> Result<[u8; MAX_FILTERS], Failure> {
             "shuffle" => filter::SHUFFLE,
             "bitshuffle" => filter::BITSHUFFLE,
             "delta" => filter::DELTA,
+            "bytedelta" => pipeline_choice::BYTEDELTA,
             other => {
                 return Err(usage(format!(
-                    "--filter: unknown filter '{other}' (none, shuffle, bitshuffle, delta)"
+                    "--filter: unknown filter '{other}' (auto, none, shuffle, bitshuffle, delta, bytedelta)"
                 )))
             }
         });
@@ -223,12 +256,12 @@ fn parse_filters(s: &str) -> Result<[u8; MAX_FILTERS], Failure> {
     if ids.len() > MAX_FILTERS {
         return Err(usage(format!("--filter: at most {MAX_FILTERS} filters")));
     }
-    let mut f = [filter::NOFILTER; MAX_FILTERS];
-    f[MAX_FILTERS - ids.len()..].copy_from_slice(&ids);
-    Ok(f)
+    Ok(FilterArg::Fixed(Pipeline::new(&ids, 1).filters))
 }
 
-fn cparams(p: &Parsed) -> Result<CParams, Failure> {
+/// The codec, level, block size and threads of `compress`, with the
+/// candidate pipelines.
+fn cparams(p: &Parsed) -> Result<(CParams, Vec<Pipeline>), Failure> {
     let codec = p.value("codec").unwrap_or("zstd");
     let compcode = codecs::compcode(codec).ok_or_else(|| {
         usage(format!(
@@ -236,15 +269,22 @@ fn cparams(p: &Parsed) -> Result<CParams, Failure> {
             codecs::COMPRESSOR_LIST.replace(',', ", ")
         ))
     })?;
-    Ok(CParams {
+    let typesize = match p.value("typesize") {
+        None | Some("auto") => None,
+        Some(_) => Some(p.number("typesize", 8i32, 1, 255)?),
+    };
+    let filters = parse_filters(p.value("filter").unwrap_or("auto"))?;
+    let candidates = encoder::candidates(&filters, typesize);
+    let cp = CParams {
         compcode,
         clevel: p.number("clevel", 5u8, 0, 9)?,
-        typesize: p.number("typesize", 8i32, 1, 255)?,
+        typesize: typesize.unwrap_or(candidates[0].typesize),
         nthreads: p.number("nthreads", inspect::default_nthreads(), 1, 256)?,
         blocksize: p.size("blocksize", 0, 0, MAX_BLOCKSIZE as u64)? as i32,
-        filters: parse_filters(p.value("filter").unwrap_or("shuffle"))?,
+        filters: candidates[0].filters,
         ..CParams::default()
-    })
+    };
+    Ok((cp, candidates))
 }
 
 /// With `BLOSC2_REPORT_VMHWM` set, print the peak resident memory (for the
@@ -264,7 +304,7 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
     let p = Parsed::new(m);
     p.expect_positional(&["IN", "OUT"])
         .map_err(|f| usage(format!("{}\nusage: blosc2 compress [options] IN OUT", msg(f))))?;
-    let cp = cparams(&p)?;
+    let (cp, candidates) = cparams(&p)?;
     let chunksize = p.size("chunksize", DEFAULT_CHUNKSIZE, 1, MAX_BUFFERSIZE as u64)? as usize;
     let quiet = p.flag("quiet");
     let (inp, out) = (&p.positional[0], &p.positional[1]);
@@ -291,13 +331,20 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
         .ok_or_else(|| usage(format!("'{out}': the output path must be valid UTF-8")))?
         .to_string();
 
+    let mut encoder = Encoder::new(cp.clone(), candidates, !p.flag("no-checksum"));
     let storage = Storage {
         contiguous: true,
         urlpath: Some(tmp_str.clone()),
         cparams: cp,
         ..Storage::default()
     };
-    let mut s = SChunk::new(storage).map_err(|e| failed(format!("creating a frame in '{tmp_str}': {e}")))?;
+    // The frame is written under a temporary name next to OUT (renamed at
+    // the end); create it here first so that a failure says why in the
+    // OS's words, about the user's path rather than the temporary one.
+    // (The engine then makes the file anew: it refuses an existing one.)
+    File::create(&tmp.path).map_err(|e| failed(format!("cannot write {}: {e}", tmp.what(out))))?;
+    let _ = std::fs::remove_file(&tmp.path);
+    let mut s = SChunk::new(storage).map_err(|e| failed(format!("cannot write {}: {e}", tmp.what(out))))?;
     let mut buf = vec![0u8; chunksize];
     let mut progress = Progress::new("compress", Unit::Bytes, total, quiet);
     let mut nbytes: u64 = 0;
@@ -308,12 +355,12 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
             break;
         }
         let nchunk = s.nchunks();
-        let c = s
-            .compress_buffer(&buf[..n], nchunk)
+        let c = encoder
+            .encode(&buf[..n])
             .map_err(|e| failed(format!("compressing chunk {nchunk}: {e}")))?;
         stored += c.len() as i64;
-        s.append_chunk(&c)
-            .map_err(|e| failed(format!("writing chunk {nchunk} to '{tmp_str}': {e}")))?;
+        s.append_chunk(c)
+            .map_err(|e| failed(format!("writing chunk {nchunk} to {}: {e}", tmp.what(out))))?;
         nbytes += n as u64;
         progress.add(n as u64);
         if n < chunksize {
@@ -321,13 +368,17 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
         }
     }
     progress.finish();
+    if let Some(sums) = &encoder.checksums {
+        s.vlmeta_add(checksum::VLMETA, &checksum::encode(sums), None)
+            .map_err(|e| failed(format!("writing the checksums to {}: {e}", tmp.what(out))))?;
+    }
     // Each append leaves the previous offsets chunk and trailer behind as
     // dead bytes (the file is always consistent); drop them if they add
     // up to more than 1% of the data.
     let dead = s.cbytes() - stored;
     if dead > stored / 100 {
         s.compact()
-            .map_err(|e| failed(format!("compacting '{tmp_str}': {e}")))?;
+            .map_err(|e| failed(format!("compacting {}: {e}", tmp.what(out))))?;
     }
     let (nchunks, frame_len) = (s.nchunks(), s.frame_len());
     drop(s);
@@ -364,6 +415,9 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
             if out == "-" { "stdout" } else { out },
             if nchunks == 1 { "" } else { "s" }
         );
+        if nchunks > 0 {
+            eprintln!("blosc2: filters: {}", encoder.summary());
+        }
     }
     report_peak_memory();
     Ok(())
@@ -388,7 +442,8 @@ fn decompress(m: &ArgMatches) -> Result<(), Failure> {
     // read chunk by chunk like any other.
     let spool = if inp == "-" {
         let t = TempFile::new(None, "stdin");
-        let mut f = File::create(&t.path).map_err(|e| failed(format!("creating a temporary file: {e}")))?;
+        let mut f =
+            File::create(&t.path).map_err(|e| failed(format!("cannot spool stdin into {}: {e}", t.what("-"))))?;
         std::io::copy(&mut std::io::stdin().lock(), &mut f).map_err(|e| failed(format!("reading stdin: {e}")))?;
         Some(t)
     } else {
@@ -411,7 +466,7 @@ fn decompress(m: &ArgMatches) -> Result<(), Failure> {
                 .map_err(|e| failed(format!("opening '{out}': {e}")))?,
         ),
         (Sink::Replace(_), Some(t)) => {
-            Box::new(File::create(&t.path).map_err(|e| failed(format!("creating '{}': {e}", t.path.display())))?)
+            Box::new(File::create(&t.path).map_err(|e| failed(format!("cannot write '{out}': {e}")))?)
         }
         (Sink::Replace(_), None) => return Err(failed("no temporary file")),
     };
@@ -431,11 +486,16 @@ fn decompress(m: &ArgMatches) -> Result<(), Failure> {
                     );
                 }
             }
+            let checker = Checker::for_frame(&frame).map_err(|e| failed(format!("{in_name}: {e}")))?;
             let total = frame.header().nbytes.max(0) as u64;
             let mut progress = Progress::new("decompress", Unit::Bytes, Some(total), quiet);
             for n in 0..frame.nchunks() {
                 dec.frame_chunk(&mut frame, n)
                     .map_err(|e| failed(format!("{in_name}: {}: {e}", inspect::chunk_where(&frame, n))))?;
+                if let Some(c) = &checker {
+                    c.check(n, &dec.buf)
+                        .map_err(|e| failed(format!("{in_name}: {}: {e}", inspect::chunk_where(&frame, n))))?;
+                }
                 w.write_all(&dec.buf).map_err(write_err)?;
                 progress.add(dec.buf.len() as u64);
             }

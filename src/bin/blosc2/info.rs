@@ -3,6 +3,7 @@
 //! vlmetalayers decoded from msgpack, the b2nd layout, and the chunk table.
 //! `--json` prints the same as JSON with stable keys.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -12,6 +13,7 @@ use blosc2::engine::chunk::read_header;
 use blosc2::engine::constants::EXTENDED_HEADER_LENGTH;
 use blosc2::engine::frame::FrameKind;
 use blosc2::engine::header::ChunkHeader;
+use blosc2::engine::pipeline_choice;
 
 use clap::{ArgMatches, Command};
 
@@ -342,6 +344,9 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
 
     let mut rows = Vec::new();
     let mut chunks_json = Vec::new();
+    // How many chunks use each filter pipeline (`blosc2 compress` chooses
+    // per chunk).
+    let mut pipelines: BTreeMap<String, u64> = BTreeMap::new();
     if with_chunks {
         for n in 0..nchunks {
             let loc = inspect::location(&frame, n);
@@ -382,6 +387,11 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
                     j.set("use_dict", own(ch.use_dict().into()));
                     j.set("vl_blocks", own(ch.vl_blocks().into()));
                     j.set("error", Json::Null);
+                    if stored && special.is_none() {
+                        *pipelines
+                            .entry(pipeline_choice::name(&ch.filters, i32::from(ch.typesize)))
+                            .or_default() += 1;
+                    }
                     rows.push(vec![
                         n.to_string(),
                         match (&offset, &file) {
@@ -402,6 +412,7 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
                         } else {
                             "-".into()
                         },
+                        if stored { ch.typesize.to_string() } else { "-".into() },
                         match (special, stored) {
                             (Some(s), false) => format!("{s} (index)"),
                             (Some(s), true) => s.to_string(),
@@ -453,6 +464,18 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
         .with("metalayers", metas_json)
         .with("vlmetalayers", vl_json)
         .with("b2nd", b2nd_json);
+    json.set(
+        "pipelines",
+        if with_chunks {
+            let mut o = Json::obj();
+            for (name, n) in &pipelines {
+                o.set(name, *n);
+            }
+            o
+        } else {
+            Json::Null
+        },
+    );
     json.set(
         "chunks",
         if with_chunks {
@@ -545,12 +568,22 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
             "ratio",
             "codec",
             "filters",
+            "typesize",
             "special",
         ]
         .iter()
         .map(|s| s.to_string())
         .collect();
         t.push_str(&table(&head, &rows));
+        if !pipelines.is_empty() {
+            let mut v: Vec<(&String, &u64)> = pipelines.iter().collect();
+            v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = v
+                .iter()
+                .map(|(name, n)| format!("{name} ({n} chunk{})", if **n == 1 { "" } else { "s" }))
+                .collect();
+            let _ = writeln!(t, "filter pipelines: {}", list.join(", "));
+        }
     }
     Ok(Report { text: t, json, broken })
 }

@@ -6,8 +6,10 @@
 
 mod args;
 mod bench;
+mod checksum;
 mod compress;
 mod demo;
+mod encoder;
 mod info;
 mod inspect;
 mod json;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{ArgMatches, Command};
 
 use crate::args::{self, failed, finish, Failure};
+use crate::checksum::{self, Checker};
 use crate::inspect::{self, Decoder, Kind};
 use crate::progress::{Progress, Unit};
 
@@ -107,6 +108,16 @@ fn verify_frame(path: &Path, sparse: bool, nthreads: i16, quiet: bool) -> Result
             .map_err(|e| failed(format!("{p}: metalayer '{name}' does not match the frame: {e}")))?;
     }
 
+    let checker = Checker::for_frame(&frame).map_err(|e| failed(format!("{p}: {e}")))?;
+    if let Some(c) = &checker {
+        if c.len() as i64 != nchunks {
+            return Err(failed(format!(
+                "{p}: the {} vlmetalayer has {} checksums for {nchunks} chunks (chunks were added or removed)",
+                checksum::VLMETA,
+                c.len()
+            )));
+        }
+    }
     let mut dec = Decoder::new(nthreads);
     let mut progress = Progress::new("verify", Unit::Chunks, Some(nchunks as u64), quiet);
     let mut total: i64 = 0;
@@ -130,6 +141,10 @@ fn verify_frame(path: &Path, sparse: bool, nthreads: i16, quiet: bool) -> Result
                 )));
             }
         }
+        if let Some(c) = &checker {
+            c.check(n, &dec.buf)
+                .map_err(|e| failed(format!("{p}: {}: {e}", inspect::chunk_where(&frame, n))))?;
+        }
         total += i64::from(ch.nbytes);
         progress.add(1);
     }
@@ -146,10 +161,11 @@ fn verify_frame(path: &Path, sparse: bool, nthreads: i16, quiet: bool) -> Result
     }
 
     let mut s = format!(
-        "{} frame{}, {nchunks} chunk{}, {total} bytes decoded",
+        "{} frame{}, {nchunks} chunk{}, {total} bytes decoded{}",
         if sparse { "sparse" } else { "contiguous" },
         if b2nd.is_some() { " (b2nd array)" } else { "" },
         if nchunks == 1 { "" } else { "s" },
+        if checker.is_some() { ", checksums match" } else { "" },
     );
     s.push_str(&format!(
         ", {} metalayer{}, {} vlmetalayer{}",
