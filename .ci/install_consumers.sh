@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install and swap-in checks (issue #5):
 #   1. cmake -S . -B build && cmake --build build && cmake --install build
-#      --prefix P, into a temporary P, and a check of every installed file;
+#      --prefix P, into a temporary P, and a check of every installed file
+#      (stripped, sizes, docs, man page; the DEBUG component);
 #   2. capi-tests/cmake_consumer (find_package(Blosc2), one program per
 #      imported target) built and run with ctest, and
 #      capi-tests/cmake_package_checks (versions and components);
 #   3. capi-tests/pkgconfig_consumer built with pkg-config, the shared
 #      library and the static one (linked with blosc2.pc's Libs.private only);
-#   4. the README's shell example with the installed blosc2 tool;
+#   4. the README's shell example with the installed blosc2 tool, and the
+#      tool's frames (filters chosen per chunk, checksums) read by the
+#      reference C-Blosc2 3.3.5 (python-blosc2);
 #   5. capi-tests/swapin/run.sh against P/lib: programs built against the
 #      reference C-Blosc2 3.3.5 run with our libblosc2.so.9.
 #   6. the older ABIs: a second install with -DBLOSC2_ABI_V2=ON (and
@@ -68,6 +71,10 @@ sed 's/^/  /' "$work/install.log"
 
 for f in lib/libblosc2.so.3.3.5 lib/libblosc2.a include/blosc2.h include/b2nd.h \
     include/blosc2/blosc2-export.h include/blosc2/blosc2-common.h include/blosc2/blosc2-stdio.h \
+    include/blosc2/blosc2-recordio.h share/man/man1/blosc2.1 share/bash-completion/completions/blosc2 \
+    share/zsh/site-functions/_blosc2 share/fish/vendor_completions.d/blosc2.fish \
+    share/doc/blosc2/LICENSE share/doc/blosc2/THIRD-PARTY-NOTICES.md share/doc/blosc2/README.md \
+    share/doc/blosc2/CHANGELOG.md \
     include/blosc2/filters-registry.h include/blosc2/codecs-registry.h include/blosc2/tuners-registry.h \
     lib/pkgconfig/blosc2.pc lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake \
     lib/cmake/Blosc2/Blosc2Targets.cmake lib/cmake/Blosc2/Blosc2Targets-release.cmake bin/blosc2; do
@@ -84,6 +91,35 @@ else
 fi
 cmp -s "$root/include/blosc2.h" "$prefix/include/blosc2.h" && pass "installed blosc2.h is include/blosc2.h" ||
     fail "installed blosc2.h differs from include/blosc2.h"
+# Stripped artifacts (issue #33): no debug sections, the shared library
+# within 1.5x of the reference's 2.3 MB (python-blosc2 4.14.1's
+# libblosc2.so.9: 2268488 bytes), the debug information in .debug files
+# installed only with --component DEBUG and found through .gnu_debuglink.
+size_of() { stat -c %s "$prefix/$1"; }
+for f in lib/libblosc2.so.3.3.5 lib/libblosc2.a bin/blosc2; do
+    if readelf -S "$prefix/$f" 2>/dev/null | grep -q '\.debug_info'; then
+        fail "$f has debug sections"
+    else
+        pass "$f stripped: $(size_of "$f") bytes"
+    fi
+done
+so_size="$(size_of lib/libblosc2.so.3.3.5)"
+((so_size <= 2268488 * 3 / 2)) && pass "libblosc2.so.3.3.5 is $so_size bytes (at most 1.5 x 2268488)" ||
+    fail "libblosc2.so.3.3.5 is $so_size bytes, over 1.5 x the reference's 2268488"
+bin_size="$(size_of bin/blosc2)"
+((bin_size <= 8000000)) && pass "bin/blosc2 is $bin_size bytes" || fail "bin/blosc2 is $bin_size bytes (over 8 MB)"
+[[ ! -e "$prefix/lib/.debug" ]] && pass "no debug files in the default install" || fail "lib/.debug installed by default"
+cmake --install "$work/build" --prefix "$work/prefix-debug" --component DEBUG >/dev/null
+for f in lib/.debug/libblosc2.so.3.3.5.debug bin/.debug/blosc2.debug; do
+    if readelf -S "$work/prefix-debug/$f" 2>/dev/null | grep -q '\.debug_info'; then
+        pass "--component DEBUG installs $f"
+    else
+        fail "--component DEBUG: $f missing or without debug information"
+    fi
+done
+readelf --string-dump=.gnu_debuglink "$prefix/lib/libblosc2.so.3.3.5" | grep -q 'libblosc2\.so\.3\.3\.5\.debug' &&
+    pass "libblosc2.so.3.3.5 links to libblosc2.so.3.3.5.debug" || fail "libblosc2.so.3.3.5 has no .gnu_debuglink"
+grep -q '^\.TH blosc2 1' "$prefix/share/man/man1/blosc2.1" && pass "man page blosc2(1)" || fail "man page"
 for f in lib/libblosc2.so.7 lib/libblosc.so.1 lib/libblosc.so include/v2 include/blosc.h; do
     [[ ! -e "$prefix/$f" ]] && pass "default install has no $f" || fail "default install has $f"
 done
@@ -154,6 +190,47 @@ if "$prefix/bin/blosc2" demo --size 1 >"$work/demo.log" 2>&1; then
 else
     cat "$work/demo.log" >&2
     fail "installed blosc2 tool"
+fi
+
+echo "== the installed tool's frames (filters chosen per chunk, checksums) read by the reference"
+py="${PYTHON:-python3}"
+if ! "$py" -c "import blosc2" 2>/dev/null; then
+    "$py" -m pip install --quiet "blosc2==4.14.1" || "$py" -m pip install --quiet --user "blosc2==4.14.1" || true
+fi
+"$py" - "$work/tool" >"$work/tool_data.log" 2>&1 <<'PYEOF' || true
+import os, sys
+import numpy as np
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+rng = np.random.default_rng(5)
+t = np.linspace(0, 100, 700_000)
+open(f"{d}/floats.f64", "wb").write((np.sin(t) * 50 + rng.normal(0, 0.01, t.size)).astype("<f8").tobytes())
+open(f"{d}/ints.i32", "wb").write(np.cumsum(rng.integers(0, 9, 1_500_000)).astype("<i4").tobytes())
+words = ["blosc", "frame", "chunk", "<p>", "</p>\n", "data", "the"]
+open(f"{d}/page.html", "w").write(" ".join(words[i % 7] for i in rng.integers(0, 7, 900_000)))
+PYEOF
+tool_ok=1
+for f in floats.f64 ints.i32 page.html; do
+    if ! "$prefix/bin/blosc2" compress -q --chunksize 1M "$work/tool/$f" "$work/tool/$f.b2frame"; then
+        tool_ok=0
+    fi
+done
+if ((tool_ok)) && "$py" - "$work/tool" <<'PYEOF'; then
+import sys
+import blosc2
+d = sys.argv[1]
+for f in ["floats.f64", "ints.i32", "page.html"]:
+    s = blosc2.open(f"{d}/{f}.b2frame")
+    data = open(f"{d}/{f}", "rb").read()
+    assert s[:] == data, f"{f}: the reference decodes other bytes"
+    sums = s.vlmeta["chunk_checksums"]
+    assert sums["algorithm"] == "xxh3-64" and len(sums["chunks"]) == s.nchunks, f"{f}: {sums}"
+    print(f"  {f}: {s.nchunks} chunks, {len(data)} bytes read back by C-Blosc2 3.3.5, checksums vlmetalayer decoded")
+PYEOF
+    pass "the reference C-Blosc2 reads the tool's frames and their checksums"
+else
+    cat "$work/tool_data.log" >&2
+    fail "the reference C-Blosc2 on the tool's frames"
 fi
 
 # --- 5. swap-in against the reference -------------------------------------------------

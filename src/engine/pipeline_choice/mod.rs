@@ -21,10 +21,10 @@ use crate::engine::error::Result;
 use crate::engine::params::CParams;
 
 /// Slices sampled per chunk.
-pub const SAMPLE_SLICES: usize = 4;
+pub const SAMPLE_SLICES: usize = 8;
 /// Bytes per sampled slice, and the block size they are compressed with
 /// (a multiple of every candidate type size).
-pub const SLICE_BYTES: usize = 32 * 1024;
+pub const SLICE_BYTES: usize = 16 * 1024;
 
 /// How much smaller (in percent) a filtered sample must be than the
 /// unfiltered one for the filter to be chosen.
