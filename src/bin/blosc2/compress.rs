@@ -282,6 +282,7 @@ fn cparams(p: &Parsed) -> Result<(CParams, Vec<Pipeline>), Failure> {
         nthreads: p.number("nthreads", inspect::default_nthreads(), 1, 256)?,
         blocksize: p.size("blocksize", 0, 0, MAX_BLOCKSIZE as u64)? as i32,
         filters: candidates[0].filters,
+        filters_meta: candidates[0].filters_meta,
         ..CParams::default()
     };
     Ok((cp, candidates))

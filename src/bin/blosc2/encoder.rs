@@ -28,25 +28,13 @@ pub enum FilterArg {
 /// The candidates for a `--filter` and `--typesize` (`None`: auto).
 pub fn candidates(filters: &FilterArg, typesize: Option<i32>) -> Vec<Pipeline> {
     match (filters, typesize) {
-        (FilterArg::Fixed(f), Some(ts)) => vec![Pipeline {
-            filters: *f,
-            typesize: ts,
-        }],
+        (FilterArg::Fixed(f), Some(ts)) => vec![Pipeline::from_slots(*f, ts)],
         (FilterArg::Fixed(f), None) => {
             if f.iter().all(|&x| x == filter::NOFILTER) {
                 // The type size means nothing without filters.
-                vec![Pipeline {
-                    filters: *f,
-                    typesize: 1,
-                }]
+                vec![Pipeline::from_slots(*f, 1)]
             } else {
-                AUTO_TYPESIZES
-                    .iter()
-                    .map(|&ts| Pipeline {
-                        filters: *f,
-                        typesize: ts,
-                    })
-                    .collect()
+                AUTO_TYPESIZES.iter().map(|&ts| Pipeline::from_slots(*f, ts)).collect()
             }
         }
         (FilterArg::Auto, None) => pipeline_choice::candidates(),
@@ -56,7 +44,7 @@ pub fn candidates(filters: &FilterArg, typesize: Option<i32>) -> Vec<Pipeline> {
             for p in pipeline_choice::candidates().into_iter().filter(|p| !p.is_none()) {
                 if !seen.contains(&p.filters) {
                     seen.push(p.filters);
-                    v.push(Pipeline { typesize: ts, ..p });
+                    v.push(Pipeline::from_slots(p.filters, ts));
                 }
             }
             v
@@ -93,8 +81,7 @@ impl Encoder {
             [only] => *only,
             many => pipeline_choice::choose(src, &self.ctx.cparams, many)?.map_or(many[0], |(p, _)| p),
         };
-        self.ctx.cparams.filters = pipeline.filters;
-        self.ctx.cparams.typesize = pipeline.typesize;
+        pipeline.apply(&mut self.ctx.cparams);
         let need = src.len() + MAX_OVERHEAD;
         self.out.resize(need, 0);
         let n = self.ctx.compress(src, &mut self.out)?;

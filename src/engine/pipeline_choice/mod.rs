@@ -39,6 +39,8 @@ pub const BYTEDELTA: u8 = 35;
 pub struct Pipeline {
     /// The six filter slots of a chunk header, run first to last.
     pub filters: [u8; MAX_FILTERS],
+    /// Each filter's meta byte.
+    pub filters_meta: [u8; MAX_FILTERS],
     /// Item size in bytes.
     pub typesize: i32,
 }
@@ -49,7 +51,25 @@ impl Pipeline {
     pub fn new(filters: &[u8], typesize: i32) -> Pipeline {
         let mut f = [filter::NOFILTER; MAX_FILTERS];
         f[MAX_FILTERS - filters.len()..].copy_from_slice(filters);
-        Pipeline { filters: f, typesize }
+        Pipeline::from_slots(f, typesize)
+    }
+
+    /// The pipeline of these six slots at `typesize`. BYTEDELTA gets the
+    /// type size as its meta: with meta 0 it would take the super-chunk's
+    /// type size, which need not be the chunk's once chunks choose their
+    /// own.
+    pub fn from_slots(filters: [u8; MAX_FILTERS], typesize: i32) -> Pipeline {
+        let mut filters_meta = [0u8; MAX_FILTERS];
+        for (m, &f) in filters_meta.iter_mut().zip(&filters) {
+            if f == BYTEDELTA {
+                *m = u8::try_from(typesize).unwrap_or(0);
+            }
+        }
+        Pipeline {
+            filters,
+            filters_meta,
+            typesize,
+        }
     }
 
     /// No filter: every slot empty.
@@ -60,6 +80,13 @@ impl Pipeline {
     /// `none`, `shuffle/8`, `delta,shuffle/4`...
     pub fn name(&self) -> String {
         name(&self.filters, self.typesize)
+    }
+
+    /// This pipeline in `cparams` (filters, their meta, type size).
+    pub fn apply(&self, cparams: &mut CParams) {
+        cparams.filters = self.filters;
+        cparams.filters_meta = self.filters_meta;
+        cparams.typesize = self.typesize;
     }
 }
 
@@ -132,8 +159,7 @@ pub fn choose(src: &[u8], base: &CParams, candidates: &[Pipeline]) -> Result<Opt
     let mut best: Option<(Pipeline, usize)> = None;
     let mut unfiltered: Option<(Pipeline, usize)> = None;
     for p in candidates {
-        ctx.cparams.filters = p.filters;
-        ctx.cparams.typesize = p.typesize;
+        p.apply(&mut ctx.cparams);
         let Ok(n) = ctx.compress(&sample, &mut dest) else {
             continue;
         };

@@ -86,6 +86,17 @@ fn numbers_get_their_item_size() {
 }
 
 #[test]
+fn bytedelta_is_a_candidate_that_runs() {
+    // Floats whose high bytes change slowly: shuffle then bytedelta is
+    // among the best, and it runs outside a super-chunk (meta = typesize).
+    let data = float32_walk(1 << 20);
+    let (p, n) = best(&data, |c| c.filters[5] == BYTEDELTA);
+    assert_eq!(p.name(), "shuffle,bytedelta/4");
+    let (_, none) = best(&data, Pipeline::is_none);
+    assert!(n < none);
+}
+
+#[test]
 fn restricted_choices() {
     let data = float64_smooth(1 << 20);
     let (p, _) = best(&data, |c| c.typesize == 4);
