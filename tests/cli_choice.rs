@@ -190,9 +190,12 @@ fn the_default_chooses_per_kind_and_beats_zstd_3() {
                 _ => {}
             }
         }
-        // The text report names the choices too.
+        // The text report names the choices too, plugin filters by name.
         let o = run(&["info", p(&dir.join(format!("{name}.auto")))]);
         assert!(text(&o.stdout).contains("filter pipelines: "), "{name}");
+        if name.starts_with("float") {
+            assert!(text(&o.stdout).contains("bytedelta"), "{name}: {}", text(&o.stdout));
+        }
         // And the data come back.
         let back = dir.join(format!("{name}.back"));
         ok(

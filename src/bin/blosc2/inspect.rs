@@ -14,6 +14,7 @@ use blosc2::engine::frame::format::{self, FrameHeader, HEADER_MINLEN, TRAILER_MI
 use blosc2::engine::frame::{io, offsets, Entry, Frame, FrameKind};
 use blosc2::engine::header::ChunkHeader;
 use blosc2::engine::params::DParams;
+use blosc2::engine::plugins::registry;
 
 use crate::args::{failed, missing, Failure};
 use crate::msgpack::{parse_b2nd, B2nd};
@@ -69,7 +70,8 @@ pub fn codec_name(id: u8) -> String {
     match codecs::compname(id) {
         Some(n) => n.to_string(),
         None if id == blosc2::engine::header::UNKNOWN_CODEC => "unknown".to_string(),
-        None => format!("codec{id}"),
+        // Plugin codecs (ndlz, zfp_acc, ...) and registered ones by name.
+        None => registry::codec_name(id).unwrap_or_else(|| format!("codec{id}")),
     }
 }
 
@@ -81,7 +83,8 @@ pub fn filter_name(id: u8) -> String {
         filter::BITSHUFFLE => "bitshuffle".into(),
         filter::DELTA => "delta".into(),
         filter::TRUNC_PREC => "trunc_prec".into(),
-        other => format!("filter{other}"),
+        // Plugin filters (bytedelta, int_trunc, ndcell, ...) by name.
+        other => registry::filter_name(other).unwrap_or_else(|| format!("filter{other}")),
     }
 }
 

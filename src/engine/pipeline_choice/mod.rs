@@ -115,7 +115,7 @@ pub fn name(slots: &[u8], typesize: i32) -> String {
 /// Every pipeline [`choose`] considers, cheapest first (ties keep the
 /// earlier one): no filter; shuffle and bitshuffle at type sizes 1 to 8;
 /// delta then shuffle, for integer sequences; shuffle then bytedelta,
-/// for floats (skipped while the engine has no BYTEDELTA).
+/// for floats.
 pub fn candidates() -> Vec<Pipeline> {
     let mut v = vec![Pipeline::new(&[], 1)];
     for (filters, sizes) in [
