@@ -200,7 +200,8 @@ fn row_matches(
 
 /// Decode a row-match token at `cur` into `cell`: the offset after it,
 /// `None` for a token that is not one.
-pub(super) fn decode_rows(token: u8, src: &[u8], cur: usize, cell: &mut [u8; 64]) -> Option<super::Result<usize>> {
+#[inline(always)]
+pub(super) fn decode_rows(token: u8, src: &[u8], cur: usize, cell: &mut [u8; 16]) -> Option<super::Result<usize>> {
     let result = match token {
         224..=255 => {
             // (token >> 3): 28 -> rows 1,2,3; 29 -> 0,1,2; 30 -> 0,1,3; 31 -> 0,2,3.

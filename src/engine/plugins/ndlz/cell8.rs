@@ -100,32 +100,43 @@ fn row_matches(
     triples: (&mut [u32; 6], &mut [usize; 6]),
     pairs: (&mut [u32; 7], &mut [usize; 7]),
 ) -> bool {
+    find_rows::<3, 24>(cell, &tab.triple, out, triples.0, triples.1, 168)
+        || find_rows::<2, 16>(cell, &tab.pair, out, pairs.0, pairs.1, 136)
+}
+
+/// Look for groups of `N` consecutive rows (`LEN` = `8 * N` bytes) in
+/// `table`; on a match write `token | first row`, the distance and the
+/// other rows.
+#[inline(always)]
+fn find_rows<const N: usize, const LEN: usize>(
+    cell: &[u8; 64],
+    table: &[u32],
+    out: &mut Out<'_>,
+    update: &mut [u32],
+    hash: &mut [usize],
+    token: u8,
+) -> bool {
     let anchor = out.pos;
-    for (nrows, table, (update, hash), token) in [
-        (3, &tab.triple, (&mut triples.0[..], &mut triples.1[..]), 168u8),
-        (2, &tab.pair, (&mut pairs.0[..], &mut pairs.1[..]), 136u8),
-    ] {
-        for i in 0..=8 - nrows {
-            let group = &cell[8 * i..8 * (i + nrows)];
-            let hval = slot(group);
-            let entry = table[hval];
-            if entry == 0 {
-                update[i] = (anchor + 1 + 8 * i) as u32;
-                hash[i] = hval;
+    for i in 0..=8 - N {
+        let group: &[u8; LEN] = cell[8 * i..8 * i + LEN].try_into().expect("LEN bytes");
+        let hval = slot(group);
+        let entry = table[hval];
+        if entry == 0 {
+            update[i] = (anchor + 1 + 8 * i) as u32;
+            hash[i] = hval;
+        }
+        let d = if out.holds(entry, group) {
+            anchor + 8 * i - entry as usize
+        } else {
+            0
+        };
+        if d != 0 && d < MAX_DISTANCE {
+            out.byte(token | i as u8);
+            out.put(&((anchor - entry as usize) as u16).to_le_bytes());
+            for l in (0..8).filter(|&l| l < i || l >= i + N) {
+                out.put(&cell[8 * l..8 * l + 8]);
             }
-            let d = if out.holds(entry, group) {
-                anchor + 8 * i - entry as usize
-            } else {
-                0
-            };
-            if d != 0 && d < MAX_DISTANCE {
-                out.byte(token | i as u8);
-                out.put(&((anchor - entry as usize) as u16).to_le_bytes());
-                for l in (0..8).filter(|&l| l < i || l >= i + nrows) {
-                    out.put(&cell[8 * l..8 * l + 8]);
-                }
-                return true;
-            }
+            return true;
         }
     }
     false
@@ -133,6 +144,7 @@ fn row_matches(
 
 /// Decode a row-match token at `cur` into `cell`: the offset after it,
 /// `None` for a token that is not one.
+#[inline(always)]
 pub(super) fn decode_rows(token: u8, src: &[u8], cur: usize, cell: &mut [u8; 64]) -> Option<super::Result<usize>> {
     let nrows = match token >> 3 {
         21 => 3,

@@ -97,12 +97,12 @@ pub fn decompress(src: &[u8], dst: &mut [u8], meta: u8, _typesize: usize, _b2nd:
         return Ok(0);
     }
     let shape = [rows as usize, cols as usize];
-    let rows_of = if cell == 4 {
-        cell4::decode_rows
+    let dst = &mut dst[..nbytes as usize];
+    if cell == 4 {
+        decode_cells::<4, 16>(src, dst, shape, cell4::decode_rows)?;
     } else {
-        cell8::decode_rows
-    };
-    decode_cells(src, &mut dst[..nbytes as usize], shape, cell, rows_of)?;
+        decode_cells::<8, 64>(src, dst, shape, cell8::decode_rows)?;
+    }
     Ok(nbytes as usize)
 }
 
@@ -115,17 +115,22 @@ enum CellBytes {
     Scratch,
 }
 
-/// Decodes a row-match token: `(token, stream, offset of the token, the
-/// scratch cell)`, fills the scratch cell and returns the offset after the
-/// token's bytes. `None` for a token it does not know.
-type RowMatch = fn(u8, &[u8], usize, &mut [u8; 64]) -> Option<Result<usize>>;
-
-/// The decoding loop both cell sizes share: tokens 0, 64 and 192 here, row
-/// matches in `rows_of`.
-fn decode_cells(src: &[u8], dst: &mut [u8], shape: [usize; 2], cell: usize, rows_of: RowMatch) -> Result<()> {
+/// The decoding loop both cell sizes share (`CELL` items per side, `SIZE`
+/// = `CELL * CELL`): tokens 0, 64 and 192 here, row matches in `rows_of`,
+/// which gets `(token, stream, offset of the token, the scratch cell)`,
+/// fills the scratch cell and returns the offset after the token's bytes,
+/// `None` for a token it does not know.
+#[inline(always)]
+fn decode_cells<const CELL: usize, const SIZE: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    shape: [usize; 2],
+    rows_of: impl Fn(u8, &[u8], usize, &mut [u8; SIZE]) -> Option<Result<usize>>,
+) -> Result<()> {
     let [rows, cols] = shape;
+    let cell = CELL;
     let grid = [rows.div_ceil(cell), cols.div_ceil(cell)];
-    let mut scratch = [0u8; 64];
+    let mut scratch = [0u8; SIZE];
     let mut ip = HEADER_LEN;
     for i0 in 0..grid[0] {
         let pad0 = if i0 + 1 == grid[0] { rows - i0 * cell } else { cell };
@@ -147,7 +152,7 @@ fn decode_cells(src: &[u8], dst: &mut [u8], shape: [usize; 2], cell: usize, rows
                 }
                 64 => {
                     let b = *src.get(cur + 1).ok_or(CORRUPT)?;
-                    scratch[..cell * cell].fill(b);
+                    scratch.fill(b);
                     ip = cur + 2;
                     CellBytes::Scratch
                 }
@@ -161,9 +166,17 @@ fn decode_cells(src: &[u8], dst: &mut [u8], shape: [usize; 2], cell: usize, rows
                 CellBytes::Scratch => &scratch[..pad0 * pad1],
             };
             let orig = i0 * cell * cols + i1 * cell;
-            for (r, row) in from.chunks_exact(pad1).enumerate() {
-                let at = orig + r * cols;
-                dst[at..at + pad1].copy_from_slice(row);
+            if pad0 == CELL && pad1 == CELL {
+                // Whole cells (all but the edges): rows of a known size.
+                for (r, row) in from.chunks_exact(CELL).enumerate() {
+                    let at = orig + r * cols;
+                    dst[at..at + CELL].copy_from_slice(row);
+                }
+            } else {
+                for (r, row) in from.chunks_exact(pad1).enumerate() {
+                    let at = orig + r * cols;
+                    dst[at..at + pad1].copy_from_slice(row);
+                }
             }
         }
     }

@@ -22,10 +22,12 @@ fn round(acc: u32, input: u32) -> u32 {
         .wrapping_mul(P1)
 }
 
-/// `XXH32(data, len, seed)`.
-#[inline]
+/// `XXH32(data, len, seed)`. Inlined so that the fixed lengths NDLZ
+/// hashes unroll.
+#[inline(always)]
 pub(super) fn xxh32(data: &[u8], seed: u32) -> u32 {
-    let mut rest = data;
+    let stripes = data.chunks_exact(16);
+    let mut rest = stripes.remainder();
     let mut h = if data.len() >= 16 {
         let mut v = [
             seed.wrapping_add(P1).wrapping_add(P2),
@@ -33,11 +35,10 @@ pub(super) fn xxh32(data: &[u8], seed: u32) -> u32 {
             seed,
             seed.wrapping_sub(P1),
         ];
-        while rest.len() >= 16 {
+        for stripe in stripes {
             for (k, acc) in v.iter_mut().enumerate() {
-                *acc = round(*acc, read32(&rest[4 * k..]));
+                *acc = round(*acc, read32(&stripe[4 * k..4 * k + 4]));
             }
-            rest = &rest[16..];
         }
         v[0].rotate_left(1)
             .wrapping_add(v[1].rotate_left(7))
