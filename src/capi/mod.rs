@@ -19,9 +19,11 @@ pub mod blosc1_abi;
 pub(crate) mod boundary;
 pub mod chunkinfo;
 pub mod context;
+pub mod context_read;
 pub(crate) mod convert;
 pub(crate) mod env;
 pub mod global;
+pub(crate) mod global_state;
 pub mod io_cb;
 pub mod misc;
 pub(crate) mod plugin_load;
@@ -38,6 +40,5 @@ pub mod types;
 pub mod types_schunk;
 pub mod vl;
 
-pub use context::blosc2_context;
 pub use types::*;
 pub use types_schunk::*;

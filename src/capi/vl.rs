@@ -11,7 +11,8 @@ use super::boundary::{
     bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_HEADER, ERR_INVALID_PARAM,
     ERR_MAX_BUFSIZE_EXCEEDED, ERR_READ_BUFFER, SUCCESS,
 };
-use super::context::{blosc2_context, ctx_in_mode};
+use super::context::ctx_in_mode;
+use super::types::blosc2_context;
 
 /// Refuse VL-block chunks that claim blocks but no bytes: the engine's
 /// block layout is empty for them (see the report on `Chunk::open`).

@@ -1,7 +1,22 @@
 //! `blosc2_storage` read from C, and lazy chunks handed back to the
 //! decompression functions.
 
-use super::*;
+use std::ffi::{c_int, c_void};
+use std::ptr;
+use std::sync::Arc;
+
+use crate::engine::chunk::{self};
+use crate::engine::constants::{blosc2_flags, EXTENDED_HEADER_LENGTH};
+use crate::engine::frame::FrameKind;
+use crate::engine::params::CParams;
+use crate::engine::schunk::Storage;
+
+use super::super::boundary::{c_str, ERR_INVALID_PARAM};
+use super::super::convert::{cctx_setup, dctx_setup, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::super::types::blosc2_cparams;
+use super::super::types_schunk::blosc2_storage;
+
+use super::handle::*;
 
 // ---------------------------------------------------------------------------
 // Storage from C
