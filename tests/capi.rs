@@ -307,6 +307,11 @@ fn schunk_null_args() {
 }
 
 #[test]
+fn schunk_fields() {
+    run("schunk_fields");
+}
+
+#[test]
 fn recordio() {
     let out = lib_dir().join("recordio-out.rio");
     run_with_env(

@@ -8,7 +8,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
 use crate::engine::context::{Context, Mode};
@@ -230,6 +230,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             tuner: None,
             engine: UnsafeCell::new(Context::compressor(setup.engine)),
             owner: AtomicUsize::new(0),
+            used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);
         // SAFETY: `raw` was just created and is not shared yet.
@@ -301,6 +302,7 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             postparams,
             engine: UnsafeCell::new(Context::decompressor(setup.engine)),
             owner: AtomicUsize::new(0),
+            used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);
         // SAFETY: `raw` was just created and is not shared yet.
@@ -382,7 +384,15 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparam
         ..CPARAMS_DEFAULTS
     };
     // SAFETY: forwarded contract.
-    unsafe { copy_params(ctx, cparams, empty, |c| c.cparams) }
+    unsafe {
+        copy_params(ctx, cparams, empty, |c| {
+            let used = c.used_blocksize.load(Ordering::Relaxed);
+            blosc2_cparams {
+                blocksize: if used > 0 { used } else { c.cparams.blocksize },
+                ..c.cparams
+            }
+        })
+    }
 }
 
 /// Copy the decompression parameters of `ctx` into `*dparams` (zeroed when
@@ -458,15 +468,24 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
             Ok(b) => b,
             Err(code) => return code,
         };
-        let Some(tuner) = c.tuner else {
-            return match c.engine() {
+        let r = match c.tuner {
+            None => match c.engine() {
                 Ok(mut e) => to_code(e.compress(s, d)),
                 Err(code) => code,
-            };
+            },
+            // SAFETY: the tuner's callbacks on the live context, which they
+            // may query (the engine is not held while they run).
+            Some(tuner) => unsafe { compress_tuned(c, context, &tuner, s, d) },
         };
-        // SAFETY: the tuner's callbacks on the live context, which they
-        // may query (the engine is not held while they run).
-        unsafe { compress_tuned(c, context, &tuner, s, d) }
+        if r > 0 {
+            // 3.3.5 reports the block size of the last chunk (its
+            // header's) in blosc2_ctx_get_cparams.
+            if let Some(bs) = d.get(8..12) {
+                c.used_blocksize
+                    .store(i32::from_le_bytes([bs[0], bs[1], bs[2], bs[3]]), Ordering::Relaxed);
+            }
+        }
+        r
     })
 }
 

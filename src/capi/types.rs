@@ -9,7 +9,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicI32, AtomicUsize};
 
 use crate::engine::context::{Context, Mode};
 
@@ -418,4 +418,7 @@ pub struct blosc2_context {
     /// call (its release must look for sleepers); releasing this one is a
     /// plain store.
     pub(crate) owner: AtomicUsize,
+    /// The block size of the last chunk compressed (0 before the first),
+    /// which `blosc2_ctx_get_cparams` reports as 3.3.5 does.
+    pub(crate) used_blocksize: AtomicI32,
 }

@@ -19,10 +19,10 @@ use super::super::boundary::{
     bytes_mut, c_str, ERR_FAILURE, ERR_INVALID_PARAM, ERR_NULL_POINTER, ERR_READ_BUFFER, ERR_WRITE_BUFFER, SUCCESS,
 };
 use super::super::context::{
-    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_ctx_get_cparams, blosc2_ctx_get_dparams,
-    blosc2_free_ctx, ctx_in_mode, ctx_ref, decompress_with,
+    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx, ctx_in_mode,
+    ctx_ref, decompress_with,
 };
-use super::super::convert::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::super::convert::DPARAMS_DEFAULTS;
 use super::super::types::{blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_io};
 use super::super::types_schunk::{blosc2_frame, blosc2_schunk, blosc2_storage};
 
@@ -114,6 +114,8 @@ impl Handle {
         if g.freed {
             return Err(ERR_NULL_POINTER);
         }
+        let mut g = g;
+        g.adopt_caller_writes();
         Ok(g)
     }
 }
@@ -170,7 +172,24 @@ pub(crate) struct State {
     /// Bumped whenever the metalayers change (mirrored in the public
     /// struct, except in the 2.x layout, which has no such field).
     change_tick: i64,
+    /// What [`State::sync`] last wrote to the public fields C may write
+    /// too: a different value there at the next call is the caller's.
+    published: Published,
+    /// `schunk->data`: a `malloc`ed array of `data_len` bytes pointing at
+    /// the engine's chunks (in-memory super-chunks without a frame only).
+    data: *mut *mut u8,
+    data_len: usize,
 }
+
+/// The public fields a C caller may write, as last published.
+#[derive(Clone, Copy)]
+struct Published {
+    chunksize: i32,
+    current_nchunk: i64,
+}
+
+/// 3.3.5 grows `schunk->data` one memory page at a time.
+const DATA_PAGE: usize = 4096;
 
 // SAFETY: the raw pointers are C-heap allocations owned by this state (or
 // the caller's frame buffer, which C code may free from any thread); the
@@ -222,6 +241,60 @@ impl State {
         }
     }
 
+    /// Take into the engine what C wrote into the public struct since the
+    /// last call (`chunksize`, `current_nchunk`), as 3.3.5 reads those
+    /// fields back.
+    fn adopt_caller_writes(&mut self) {
+        let (chunksize, current) = {
+            let p = self.public();
+            (p.chunksize, p.current_nchunk)
+        };
+        if chunksize != self.published.chunksize && self.sc.adopt_chunksize(chunksize).is_ok() {
+            self.published.chunksize = chunksize;
+        }
+        if current != self.published.current_nchunk {
+            self.sc.set_current_nchunk(current);
+            self.published.current_nchunk = current;
+        }
+    }
+
+    /// Point `schunk->data[i]` at the engine's chunk `i`, as 3.3.5 keeps
+    /// its chunk array: grown a page at a time (never shrunk), NULL past
+    /// the last chunk, and left NULL for frames and before the first
+    /// chunk. The engine keeps each chunk's bytes in place until the chunk
+    /// is replaced or removed, and every call re-publishes the pointers.
+    fn sync_data(&mut self) {
+        let ptr_size = std::mem::size_of::<*mut u8>();
+        let Some(chunks) = self.sc.memory_chunks() else {
+            return;
+        };
+        let need = chunks.len() * ptr_size;
+        if need > self.data_len {
+            let new_len = need.div_ceil(DATA_PAGE) * DATA_PAGE;
+            // SAFETY: `data` is NULL or our malloc'ed array; realloc keeps
+            // it valid on failure, which is checked.
+            let grown = unsafe { libc::realloc(self.data.cast(), new_len) }.cast::<*mut u8>();
+            if grown.is_null() {
+                return;
+            }
+            self.data = grown;
+            self.data_len = new_len;
+        }
+        if self.data.is_null() {
+            return;
+        }
+        let slots = self.data_len / ptr_size;
+        for i in 0..slots {
+            let p = chunks.get(i).map_or(ptr::null_mut(), |c| c.as_ptr().cast_mut());
+            // SAFETY: `data` holds `slots` pointers (`data_len` bytes).
+            unsafe { self.data.add(i).write(p) };
+        }
+        let (data, data_len) = (self.data, self.data_len);
+        let p = self.public();
+        p.data = data;
+        p.data_len = data_len;
+    }
+
     /// Copy the engine counters into the public struct.
     pub(crate) fn sync(&mut self) {
         if self.freed {
@@ -250,6 +323,11 @@ impl State {
             // SAFETY: our malloc'ed storage, alive with the handle.
             unsafe { (*p.storage).contiguous = contiguous };
         }
+        self.published = Published {
+            chunksize,
+            current_nchunk: current,
+        };
+        self.sync_data();
     }
 
     /// Make the public metalayer arrays match the engine: entries whose
@@ -539,6 +617,12 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         avoid_cframe_free: true,
         freed: false,
         change_tick: 0,
+        published: Published {
+            chunksize: -1,
+            current_nchunk: -1,
+        },
+        data: ptr::null_mut(),
+        data_len: 0,
     };
     st.sync();
     if st.sync_metas().is_err() {
@@ -591,6 +675,9 @@ pub(super) fn release(st: &mut State) {
         cfree(st.user_cframe);
     }
     st.user_cframe = ptr::null_mut();
+    cfree(st.data);
+    st.data = ptr::null_mut();
+    st.data_len = 0;
     super::super::plugins::forget_env(st.public.cast());
     cfree(st.public);
     st.freed = true;
@@ -652,13 +739,12 @@ pub(crate) fn public_cparams(st: &mut State) -> blosc2_cparams {
     }
 }
 
-/// The parameters of a context, `None` when it is not a live context.
+/// The parameters a context was made with, `None` when it is not a live
+/// context (not the block size of its last chunk, which
+/// `blosc2_ctx_get_cparams` reports).
 pub(crate) fn ctx_cparams(ctx: *mut blosc2_context) -> Option<blosc2_cparams> {
     // SAFETY: NULL or a context pointer taken from the public struct.
-    unsafe { ctx_ref(ctx) }?;
-    let mut cp = CPARAMS_DEFAULTS;
-    // SAFETY: a live context and a writable struct.
-    (unsafe { blosc2_ctx_get_cparams(ctx, &mut cp) } == SUCCESS).then_some(cp)
+    unsafe { ctx_ref(ctx) }.map(|c| c.cparams)
 }
 
 pub(crate) fn ctx_dparams(ctx: *mut blosc2_context) -> Option<blosc2_dparams> {

@@ -19,7 +19,11 @@
 //!
 //! After every call [`State::sync`] copies the counters (`nchunks`,
 //! `nbytes`, `cbytes`, `chunksize`, `blocksize`, `flags2`,
-//! `current_nchunk`, `frame`) from the engine into the public struct, and
+//! `current_nchunk`, `frame`, `data`/`data_len`) from the engine into the
+//! public struct. The fields C programs write (`chunksize`,
+//! `current_nchunk`, as python-blosc2 does) are read back at the start of
+//! the next call when they differ from what was published, since 3.3.5
+//! works from the struct itself; and
 //! [`State::sync_metas`] keeps `metalayers`/`vlmetalayers` populated with
 //! `malloc`ed names and contents for the header's inline `blosc2_meta_get`
 //! and `blosc2_meta_exists`. The compression parameters of the public
@@ -28,8 +32,11 @@
 //! does) keeps its values.
 //!
 //! `frame` is NULL for an in-memory super-chunk without frame and an opaque
-//! non-NULL marker otherwise (as in 3.3.5, C code only tests it); `data`
-//! stays NULL (chunks are reached through `blosc2_schunk_get_chunk`).
+//! non-NULL marker otherwise (as in 3.3.5, C code only tests it). `data`
+//! is, as in 3.3.5, NULL for frames and otherwise an array of `data_len`
+//! bytes (grown a 4 KiB page at a time) whose entry `n` points at chunk
+//! `n` as the engine holds it (C code such as python-blosc2's prefilters
+//! reads `schunk->data[n]`).
 //! `cctx`/`dctx` are real contexts whose params point back to the
 //! super-chunk, and they are used as in 3.3.5: `decompress_chunk` and
 //! `get_vlblock` always go through `schunk->dctx`; slices and sparse reads
