@@ -6,11 +6,13 @@
 //! C-Blosc2. `blosc2_init` is optional and idempotent.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Arc;
 
 use crate::engine::codecs;
 use crate::engine::constants::codec;
 use crate::engine::context::Context;
 use crate::engine::params::{CParams, DParams, HeaderFormat};
+use crate::engine::threads::{set_job_runner, JobRunner};
 
 use super::boundary::{
     blosc1_chunk_len, bytes, bytes_mut, c_str, code_of, ffi_boundary, to_code, ERR_CODEC_SUPPORT, ERR_FAILURE,
@@ -167,17 +169,61 @@ pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     })
 }
 
-/// Register a threading backend. Accepted and remembered; this library
-/// runs its own worker pool and does not call it.
+/// One job handed to a threads callback: worker `index` of a parallel
+/// run. An array of these is the callback's `jobdata`.
+struct CallbackJob<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    index: usize,
+}
+
+/// The `dojob` given to a threads callback.
 ///
 /// # Safety
-/// `callback` must be NULL or a valid function pointer.
+/// `arg` must point to a live [`CallbackJob`] (an element of the `jobdata`
+/// array, valid until the callback returns).
+unsafe extern "C" fn run_callback_job(arg: *mut c_void) {
+    if arg.is_null() {
+        return;
+    }
+    // SAFETY: an element of the jobdata array per the contract.
+    let slot = unsafe { &*arg.cast::<CallbackJob<'_>>() };
+    (slot.job)(slot.index);
+}
+
+/// Use `callback` instead of the library's worker threads for every
+/// parallel run (compression, decompression, super-chunk and b2nd reads
+/// with several threads): it is called with `numjobs` jobs, one per
+/// worker, and must run `dojob` on each element of `jobdata` before
+/// returning. NULL goes back to the worker threads.
+///
+/// # Safety
+/// `callback` must be NULL or a valid function honouring that contract,
+/// callable from any thread with `callback_data`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut c_void) {
     ffi_boundary!((), {
         let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
         g.threads_callback = callback;
         g.threads_callback_data = callback_data as usize;
+        let data = callback_data as usize;
+        let runner = callback.map(|cb| -> Arc<JobRunner> {
+            Arc::new(move |n: usize, job: &(dyn Fn(usize) + Sync)| {
+                let jobs: Vec<CallbackJob<'_>> = (0..n).map(|index| CallbackJob { job, index }).collect();
+                let numjobs = c_int::try_from(n).unwrap_or(c_int::MAX);
+                // SAFETY: the caller's callback per the contract; `jobs`
+                // outlives the call, which runs every job before returning.
+                unsafe {
+                    cb(
+                        data as *mut c_void,
+                        Some(run_callback_job),
+                        numjobs,
+                        std::mem::size_of::<CallbackJob<'_>>(),
+                        jobs.as_ptr().cast_mut().cast(),
+                    )
+                };
+            })
+        });
+        set_job_runner(runner);
     })
 }
 

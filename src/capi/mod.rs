@@ -36,6 +36,7 @@ pub mod schunk_meta;
 pub mod schunk_slice;
 pub mod stdio;
 pub mod stdio_mmap;
+pub(crate) mod trace;
 pub mod types;
 pub mod types_schunk;
 pub mod vl;
