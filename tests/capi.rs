@@ -318,6 +318,11 @@ fn threads_callback() {
 }
 
 #[test]
+fn lazy_trailer() {
+    run("lazy_trailer");
+}
+
+#[test]
 fn trace() {
     run("trace");
     run_with_env("trace", &[("BLOSC_TRACE", "1")]);

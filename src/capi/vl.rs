@@ -19,7 +19,8 @@ use super::types::blosc2_context;
 fn check_vl_layout(src: &[u8]) -> Result<(), c_int> {
     match crate::engine::chunk::read_header(src) {
         Ok(h) if h.vl_blocks() && h.nbytes == 0 => Err(ERR_INVALID_HEADER),
-        Ok(_) => Ok(()),
+        // A lazy chunk must carry its whole trailer (3.3.5: READ_BUFFER).
+        Ok(_) => crate::engine::chunk::check_lazy_trailer(src).map_err(|e| code_of(&e)),
         Err(e) => Err(code_of(&e)),
     }
 }
