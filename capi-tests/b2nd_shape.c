@@ -352,6 +352,50 @@ static void test_views(void) {
   free(m.data);
 }
 
+/* A context may have a zero chunkshape on a non-empty dimension when it
+ * only serves empty slices (3.3.5's examples/b2nd/example_empty_shape.c);
+ * an array of that shape made from it is refused. */
+static void test_empty_slice_context(void) {
+  int64_t shape[2] = {10, 10};
+  int32_t chunks[2] = {4, 4}, blocks[2] = {2, 2};
+  int32_t zchunks[2] = {0, 1}, zblocks[2] = {0, 1};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 8;
+  blosc2_storage st = {.cparams = &cp};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunks, blocks, NULL, 0, NULL, 0);
+  CHECK(ctx != NULL);
+  b2nd_array_t *arr = NULL;
+  CHECK_EQ(b2nd_zeros(ctx, &arr), 0);
+  b2nd_context_t *zctx = b2nd_create_ctx(&st, 2, shape, zchunks, zblocks, NULL, 0, NULL, 0);
+  CHECK(zctx != NULL);
+#ifndef CAPI_REFERENCE
+  /* (3.3.5 divides by zero here.) */
+  b2nd_array_t *bad = NULL;
+  CHECK(b2nd_empty(zctx, &bad) < 0);
+  CHECK(bad == NULL);
+#endif
+  /* b2nd_get_slice sets the context's shape to the slice's, as 3.3.5. */
+  int64_t start[2] = {2, 5}, stop[2] = {2, 6};
+  b2nd_array_t *slice = NULL;
+  CHECK_EQ(b2nd_get_slice(zctx, &slice, arr, start, stop), 0);
+  CHECK(slice != NULL);
+  if (slice != NULL) {
+    CHECK_EQ(slice->shape[0], 0);
+    CHECK_EQ(slice->shape[1], 1);
+    CHECK_EQ(slice->nitems, 0);
+    uint8_t one[8];
+    CHECK_EQ(b2nd_to_cbuffer(slice, one, 0), 0);
+    CHECK_EQ(b2nd_free(slice), 0);
+  }
+  int32_t negative[2] = {-1, 1};
+  CHECK(b2nd_create_ctx(&st, 2, shape, negative, blocks, NULL, 0, NULL, 0) == NULL);
+  int32_t zero_block[2] = {4, 0};
+  CHECK(b2nd_create_ctx(&st, 2, shape, chunks, zero_block, NULL, 0, NULL, 0) == NULL);
+  CHECK_EQ(b2nd_free(arr), 0);
+  CHECK_EQ(b2nd_free_ctx(zctx), 0);
+  CHECK_EQ(b2nd_free_ctx(ctx), 0);
+}
+
 int main(void) {
   blosc2_init();
   scratch_init("shape");
@@ -359,6 +403,7 @@ int main(void) {
   test_get_slice_and_copy();
   test_concatenate();
   test_views();
+  test_empty_slice_context();
   scratch_done();
   blosc2_destroy();
   TEST_DONE();

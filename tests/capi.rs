@@ -169,6 +169,7 @@ fn run_with_env(name: &str, envs: &[(&str, &str)]) {
         "BLOSC_NTHREADS",
         "BLOSC_SPLITMODE",
         "BLOSC_NOLOCK",
+        "BLOSC_TRACE",
         "BLOSC_BLOSC1_COMPAT",
     ] {
         cmd.env_remove(var);
@@ -311,6 +312,27 @@ fn schunk_slices() {
 #[test]
 fn schunk_null_args() {
     run("schunk_null_args");
+}
+
+#[test]
+fn schunk_fields() {
+    run("schunk_fields");
+}
+
+#[test]
+fn threads_callback() {
+    run("threads_callback");
+}
+
+#[test]
+fn lazy_trailer() {
+    run("lazy_trailer");
+}
+
+#[test]
+fn trace() {
+    run("trace");
+    run_with_env("trace", &[("BLOSC_TRACE", "1")]);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::ptr;
 
 use blosc2::capi::blosc2_schunk;
 use blosc2::capi::chunkinfo::blosc2_cbuffer_sizes;
-use blosc2::capi::context::blosc2_decompress_ctx;
+use blosc2::capi::context_read::blosc2_decompress_ctx;
 use blosc2::capi::schunk::*;
 use blosc2::capi::schunk_frame::*;
 use blosc2::capi::schunk_meta::*;

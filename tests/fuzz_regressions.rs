@@ -146,7 +146,8 @@ fn differential() {
 /// as whatever an earlier call had put in the context's scratch buffer.
 #[test]
 fn split_block_tail_is_not_stale_scratch() {
-    use blosc2::capi::context::{blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx};
+    use blosc2::capi::context::{blosc2_create_dctx, blosc2_free_ctx};
+    use blosc2::capi::context_read::blosc2_decompress_ctx;
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let dirty = std::fs::read(corpus.join("chunks/0007_blosclz_shuffle_ts16_cl9.chunk")).expect("seed chunk");
     let odd = std::fs::read(corpus.join("known_bugs/forced_blocksize_gt_nbytes_always_split.chunk")).expect("chunk");

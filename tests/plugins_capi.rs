@@ -7,6 +7,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use blosc2::capi::context::*;
+use blosc2::capi::context_read::*;
 use blosc2::capi::misc::*;
 use blosc2::capi::plugins::*;
 use blosc2::capi::{blosc2_context, blosc2_cparams, blosc2_tuner};

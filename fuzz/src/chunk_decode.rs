@@ -7,7 +7,8 @@
 use std::ffi::c_void;
 
 use blosc2::capi::chunkinfo::{blosc1_cbuffer_validate, blosc2_cbuffer_sizes};
-use blosc2::capi::context::{blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx, blosc2_getitem_ctx};
+use blosc2::capi::context::{blosc2_create_dctx, blosc2_free_ctx};
+use blosc2::capi::context_read::{blosc2_decompress_ctx, blosc2_getitem_ctx};
 use blosc2::capi::global::{blosc1_decompress, blosc1_getitem, blosc2_decompress, blosc2_getitem};
 use blosc2::capi::misc::blosc2_get_blosc2_dparams_defaults;
 

@@ -7,10 +7,8 @@ use std::ffi::c_void;
 
 use blosc2::capi::blosc2_cparams;
 use blosc2::capi::chunkinfo::blosc2_cbuffer_sizes;
-use blosc2::capi::context::{
-    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx,
-    blosc2_getitem_ctx,
-};
+use blosc2::capi::context::{blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
+use blosc2::capi::context_read::{blosc2_decompress_ctx, blosc2_getitem_ctx};
 use blosc2::capi::misc::blosc2_get_blosc2_dparams_defaults;
 
 use super::input::{fill, Input};

@@ -1436,11 +1436,15 @@ BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
 BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
 
 /**
- * Register a threading backend. Accepted and remembered; this library
- * runs its own worker pool and does not call it.
+ * Use `callback` instead of the library's worker threads for every
+ * parallel run (compression, decompression, super-chunk and b2nd reads
+ * with several threads): it is called with `numjobs` jobs, one per
+ * worker, and must run `dojob` on each element of `jobdata` before
+ * returning. NULL goes back to the worker threads.
  *
  * # Safety
- * `callback` must be NULL or a valid function pointer.
+ * `callback` must be NULL or a valid function honouring that contract,
+ * callable from any thread with `callback_data`.
  */
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 

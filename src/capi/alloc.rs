@@ -70,3 +70,15 @@ pub(crate) fn malloc_cstring(s: &str) -> *mut c_char {
     }
     p.cast()
 }
+
+/// A `malloc`ed copy of `value` (NULL when allocation fails).
+pub(crate) fn malloc_value<T: Copy>(value: T) -> *mut T {
+    // SAFETY: malloc has no preconditions; the result is checked.
+    let p = unsafe { libc::malloc(std::mem::size_of::<T>().max(1)) }.cast::<T>();
+    if !p.is_null() {
+        // SAFETY: `p` is a fresh allocation large and aligned enough for T
+        // (malloc aligns for every fundamental type).
+        unsafe { p.write(value) };
+    }
+    p
+}

@@ -432,7 +432,7 @@ unsafe fn create_ctx(
             read_array(blockshape, nd)?,
         )
     };
-    crate::engine::b2nd::geometry::validate(&s, &c, &b).map_err(ecode)?;
+    crate::engine::b2nd::geometry::validate_for_context(&s, &c, &b).map_err(ecode)?;
     let nmeta = usize::try_from(nmetalayers).map_err(|_| ERR_INVALID_PARAM)?;
     if nmeta > MAX_METALAYERS {
         return Err(ERR_INVALID_PARAM);

@@ -6,6 +6,8 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 
 use crate::engine::error::Error;
 
+use super::trace;
+
 /// `BLOSC2_ERROR_SUCCESS`.
 pub(crate) const SUCCESS: c_int = 0;
 /// `BLOSC2_ERROR_FAILURE`.
@@ -43,13 +45,19 @@ macro_rules! ffi_boundary {
 }
 pub(crate) use ffi_boundary;
 
-/// The one place where an engine error becomes a C error code.
+/// The one place where an engine error becomes a C error code; with
+/// `BLOSC_TRACE` set, the reason is printed as 3.3.5's `[error]` lines are.
+#[track_caller]
 pub(crate) fn code_of(e: &Error) -> c_int {
+    if trace::enabled() {
+        trace::error(&e.to_string());
+    }
     e.code()
 }
 
 /// An engine result as a C return value: the count on success (saturated
 /// to `c_int`), the error code otherwise.
+#[track_caller]
 pub(crate) fn to_code(r: crate::engine::error::Result<usize>) -> c_int {
     match r {
         Ok(n) => c_int::try_from(n).unwrap_or(c_int::MAX),

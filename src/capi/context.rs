@@ -8,7 +8,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
 use crate::engine::context::{Context, Mode};
@@ -18,35 +18,10 @@ use super::boundary::{
     ERR_MEMORY_ALLOC, ERR_NULL_POINTER, ERR_READ_BUFFER, ERR_WRITE_BUFFER, SUCCESS,
 };
 use super::convert::{cctx_setup, dctx_setup, postfilter_hook, prefilter_hook, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
-use super::types::{blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params, blosc2_tuner};
-
-const MAGIC: u64 = 0x626c_6f73_6332_6378; // "blosc2cx"
-
-/// The opaque `blosc2_context` (a `struct blosc2_context_s` in C).
-#[allow(non_camel_case_types)]
-pub struct blosc2_context {
-    magic: u64,
-    mode: Mode,
-    /// What `blosc2_ctx_get_cparams` reports.
-    cparams: blosc2_cparams,
-    /// What `blosc2_ctx_get_dparams` reports.
-    dparams: blosc2_dparams,
-    /// Private copies of the user's pre/postfilter params (C heap layout,
-    /// owned here, released on free).
-    preparams: *mut blosc2_prefilter_params,
-    postparams: *mut blosc2_postfilter_params,
-    /// The tuner `cparams.tuner_id` names (a registered one), driven
-    /// around every compression as 3.3.5 drives it.
-    tuner: Option<blosc2_tuner>,
-    /// Reached only through [`EngineGuard`], i.e. by the thread in `owner`.
-    engine: UnsafeCell<Context>,
-    /// The lock of `engine`: the token of the thread using it, 0 when free.
-    /// A bare atomic rather than a `Mutex` because a call on a small chunk
-    /// is tens of nanoseconds and a mutex costs two atomic exchanges per
-    /// call (its release must look for sleepers); releasing this one is a
-    /// plain store.
-    owner: AtomicUsize,
-}
+use super::types::{
+    blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params, blosc2_tuner,
+    CONTEXT_MAGIC,
+};
 
 /// A non-zero number unique to the calling thread while it lives.
 fn thread_token() -> usize {
@@ -162,7 +137,7 @@ pub(crate) unsafe fn ctx_ref<'a>(ctx: *mut blosc2_context) -> Option<&'a blosc2_
     }
     // SAFETY: a live handle per the caller's contract.
     let c = unsafe { &*ctx };
-    (c.magic == MAGIC).then_some(c)
+    (c.magic == CONTEXT_MAGIC).then_some(c)
 }
 
 /// The live context at `ctx` set up for `mode`: `BLOSC2_ERROR_NULL_POINTER`
@@ -241,7 +216,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             ..DPARAMS_DEFAULTS
         };
         let handle = Box::new(blosc2_context {
-            magic: MAGIC,
+            magic: CONTEXT_MAGIC,
             mode: Mode::Compress,
             cparams: mirror,
             dparams: blosc2_dparams {
@@ -255,6 +230,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             tuner: None,
             engine: UnsafeCell::new(Context::compressor(setup.engine)),
             owner: AtomicUsize::new(0),
+            used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);
         // SAFETY: `raw` was just created and is not shared yet.
@@ -317,7 +293,7 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             ..CPARAMS_DEFAULTS
         };
         let handle = Box::new(blosc2_context {
-            magic: MAGIC,
+            magic: CONTEXT_MAGIC,
             mode: Mode::Decompress,
             cparams: cmirror,
             dparams: mirror,
@@ -326,6 +302,7 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             postparams,
             engine: UnsafeCell::new(Context::decompressor(setup.engine)),
             owner: AtomicUsize::new(0),
+            used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);
         // SAFETY: `raw` was just created and is not shared yet.
@@ -407,7 +384,15 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparam
         ..CPARAMS_DEFAULTS
     };
     // SAFETY: forwarded contract.
-    unsafe { copy_params(ctx, cparams, empty, |c| c.cparams) }
+    unsafe {
+        copy_params(ctx, cparams, empty, |c| {
+            let used = c.used_blocksize.load(Ordering::Relaxed);
+            blosc2_cparams {
+                blocksize: if used > 0 { used } else { c.cparams.blocksize },
+                ..c.cparams
+            }
+        })
+    }
 }
 
 /// Copy the decompression parameters of `ctx` into `*dparams` (zeroed when
@@ -483,15 +468,24 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
             Ok(b) => b,
             Err(code) => return code,
         };
-        let Some(tuner) = c.tuner else {
-            return match c.engine() {
+        let r = match c.tuner {
+            None => match c.engine() {
                 Ok(mut e) => to_code(e.compress(s, d)),
                 Err(code) => code,
-            };
+            },
+            // SAFETY: the tuner's callbacks on the live context, which they
+            // may query (the engine is not held while they run).
+            Some(tuner) => unsafe { compress_tuned(c, context, &tuner, s, d) },
         };
-        // SAFETY: the tuner's callbacks on the live context, which they
-        // may query (the engine is not held while they run).
-        unsafe { compress_tuned(c, context, &tuner, s, d) }
+        if r > 0 {
+            // 3.3.5 reports the block size of the last chunk (its
+            // header's) in blosc2_ctx_get_cparams.
+            if let Some(bs) = d.get(8..12) {
+                c.used_blocksize
+                    .store(i32::from_le_bytes([bs[0], bs[1], bs[2], bs[3]]), Ordering::Relaxed);
+            }
+        }
+        r
     })
 }
 
@@ -587,76 +581,35 @@ pub(crate) unsafe fn decompress_buffers<'a>(
     Ok((s, d))
 }
 
-/// Decompress the chunk at `src` (`srcsize` bytes available) into `dest`
-/// with a decompression context. Returns the decompressed size or a
-/// negative error code. A mask set with `blosc2_set_maskout` applies to
-/// this call only.
+/// Decompress `src` into `dest` with the engine of `c` (no lazy chunk
+/// completion: that is `blosc2_decompress_ctx`'s job). A mask set with
+/// `blosc2_set_maskout` applies to this call only.
 ///
 /// # Safety
-/// `context` must be NULL or a live context; `src` readable for `srcsize`
-/// bytes and `dest` writable for `destsize` bytes (or NULL).
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_decompress_ctx(
-    context: *mut blosc2_context,
+/// `src` readable for `srcsize` bytes and `dest` writable for `destsize`
+/// bytes (or NULL).
+pub(crate) unsafe fn decompress_with(
+    c: &blosc2_context,
     src: *const c_void,
     srcsize: i32,
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: NULL or a live handle per the contract.
-        let c = match unsafe { ctx_in_mode(context, Mode::Decompress) } {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
-        // A lazy chunk is completed from its super-chunk first (before the
-        // engine is locked: the super-chunk may be using this context).
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), None) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe { blosc2_decompress_ctx(context, full.as_ptr().cast(), len, dest, destsize) };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        let mut e = match c.engine() {
-            Ok(e) => e,
-            Err(code) => return code,
-        };
-        // SAFETY: buffers per the contract.
-        let r = match unsafe { decompress_buffers(src, srcsize, dest, destsize) } {
-            Ok((s, d)) => to_code(e.decompress(s, d)),
-            Err(code) => code,
-        };
-        if r < 0 {
-            // The mask is for one call, successful or not.
-            e.set_maskout(Vec::new());
-            let _ = e.decompress(&[], &mut []);
-        }
-        r
-    })
-}
-
-/// The byte range of items `start..start + nitems` when `src` holds a lazy
-/// chunk (its super-chunk then reads only the blocks holding them), None
-/// otherwise: the range costs a header parse, which for the other chunks
-/// the engine does anyway (a one-item getitem is a few hundred ns).
-///
-/// # Safety
-/// `src` must be NULL or readable for `srcsize` bytes.
-pub(crate) unsafe fn lazy_item_range(src: *const c_void, srcsize: i32, start: i64, nitems: i64) -> Option<(i64, i64)> {
-    if src.is_null() || srcsize < EXTENDED_HEADER_LENGTH as i32 {
-        return None;
+    let mut e = match c.engine() {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    // SAFETY: buffers per the contract.
+    let r = match unsafe { decompress_buffers(src, srcsize, dest, destsize) } {
+        Ok((s, d)) => to_code(e.decompress(s, d)),
+        Err(code) => code,
+    };
+    if r < 0 {
+        // The mask is for one call, successful or not.
+        e.set_maskout(Vec::new());
+        let _ = e.decompress(&[], &mut []);
     }
-    // SAFETY: at least EXTENDED_HEADER_LENGTH bytes readable per the contract.
-    let head = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), EXTENDED_HEADER_LENGTH) };
-    if !super::schunk::is_lazy_header(head) {
-        return None;
-    }
-    // SAFETY: as above.
-    unsafe { super::schunk::item_range(src, srcsize, start, nitems) }
+    r
 }
 
 /// What a getitem call reads: `(start, count)`.
@@ -697,111 +650,4 @@ pub(crate) unsafe fn getitem_with(
         Range::Items(start, n) => to_code(engine.getitem(s, start, n, d)),
         Range::Bytes(start, n) => to_code(engine.getitem_bytes(s, start, n, d)),
     }
-}
-
-/// Copy `nitems` items starting at item `start` out of the chunk at `src`
-/// into `dest`, decoding only the blocks needed. Returns the bytes written
-/// or a negative error code.
-///
-/// # Safety
-/// `context` must be NULL or a live context; `src` readable for `srcsize`
-/// bytes and `dest` writable for `destsize` bytes (or NULL).
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_getitem_ctx(
-    context: *mut blosc2_context,
-    src: *const c_void,
-    srcsize: i32,
-    start: c_int,
-    nitems: c_int,
-    dest: *mut c_void,
-    destsize: i32,
-) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
-        };
-        // Only the blocks holding the items are read from disk.
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        let range = unsafe { lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
-        // SAFETY: as above.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), range) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe {
-                    blosc2_getitem_ctx(context, full.as_ptr().cast(), len, start, nitems, dest, destsize)
-                };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        match c.engine() {
-            // SAFETY: buffers per the contract.
-            Ok(mut e) => unsafe {
-                getitem_with(
-                    &mut e,
-                    src,
-                    srcsize,
-                    Range::Items(i64::from(start), i64::from(nitems)),
-                    dest,
-                    destsize,
-                )
-            },
-            Err(code) => code,
-        }
-    })
-}
-
-/// Copy the byte range `start..start+nbytes` (multiples of the chunk's
-/// typesize) out of the chunk at `src` into `dest`. Returns the bytes
-/// written or a negative error code.
-///
-/// # Safety
-/// `context` must be NULL or a live context; `src` readable for `srcsize`
-/// bytes and `dest` writable for `destsize` bytes (or NULL).
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
-    context: *mut blosc2_context,
-    src: *const c_void,
-    srcsize: i32,
-    start: i32,
-    nbytes: i32,
-    dest: *mut c_void,
-    destsize: i32,
-) -> c_int {
-    ffi_boundary!(ERR_FAILURE, {
-        // SAFETY: NULL or a live handle per the contract.
-        let Some(c) = (unsafe { ctx_ref(context) }) else {
-            return ERR_NULL_POINTER;
-        };
-        // Only the blocks holding the bytes are read from disk.
-        let range = Some((i64::from(start), i64::from(nbytes)));
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, c.schunk(), range) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe {
-                    blosc2_getitem_bytes_ctx(context, full.as_ptr().cast(), len, start, nbytes, dest, destsize)
-                };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        match c.engine() {
-            // SAFETY: buffers per the contract.
-            Ok(mut e) => unsafe {
-                getitem_with(
-                    &mut e,
-                    src,
-                    srcsize,
-                    Range::Bytes(i64::from(start), i64::from(nbytes)),
-                    dest,
-                    destsize,
-                )
-            },
-            Err(code) => code,
-        }
-    })
 }

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use crate::engine::constants::{codec, filter};
 use crate::engine::params::{CParams, DParams, Postfilter, PostfilterArgs, Prefilter, PrefilterArgs};
 
-use super::context::blosc2_context;
 use super::env;
 use super::types::{
-    blosc2_cparams, blosc2_dparams, blosc2_postfilter_fn, blosc2_postfilter_params, blosc2_prefilter_fn,
-    blosc2_prefilter_params,
+    blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_fn, blosc2_postfilter_params,
+    blosc2_prefilter_fn, blosc2_prefilter_params,
 };
 use super::types_schunk::blosc2_schunk;
 

@@ -6,60 +6,27 @@
 //! C-Blosc2. `blosc2_init` is optional and idempotent.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Arc;
 
 use crate::engine::codecs;
-use crate::engine::constants::{codec, splitmode};
+use crate::engine::constants::codec;
 use crate::engine::context::Context;
 use crate::engine::params::{CParams, DParams, HeaderFormat};
+use crate::engine::threads::{set_job_runner, JobRunner};
 
 use super::boundary::{
     blosc1_chunk_len, bytes, bytes_mut, c_str, code_of, ffi_boundary, to_code, ERR_CODEC_SUPPORT, ERR_FAILURE,
     ERR_INVALID_PARAM, ERR_MAX_BUFSIZE_EXCEEDED, ERR_NULL_POINTER, SUCCESS,
 };
 use super::context::{
-    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx,
-    compress_buffers, decompress_buffers, getitem_with, Range,
+    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, compress_buffers, decompress_buffers,
+    getitem_with, Range,
 };
+use super::context_read::{blosc2_decompress_ctx, lazy_item_range};
 use super::convert::{build_filters, clevel_u8, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::env;
+use super::global_state::{globals, Globals, GLOBALS};
 use super::types::blosc_threads_callback;
-
-/// The library-wide state of the global API.
-struct Globals {
-    initialized: bool,
-    compressor: i32,
-    delta: bool,
-    splitmode: i32,
-    nthreads: i16,
-    blocksize: i32,
-    /// Engine contexts reused by the global functions (their thread pools
-    /// are what `blosc2_free_resources` releases).
-    cctx: Option<Context>,
-    dctx: Option<Context>,
-    threads_callback: blosc_threads_callback,
-    threads_callback_data: usize,
-}
-
-static GLOBALS: Mutex<Globals> = Mutex::new(Globals {
-    initialized: false,
-    compressor: codec::BLOSCLZ as i32,
-    delta: false,
-    splitmode: splitmode::FORWARD_COMPAT,
-    nthreads: 1,
-    blocksize: 0,
-    cctx: None,
-    dctx: None,
-    threads_callback: None,
-    threads_callback_data: 0,
-});
-
-/// The global state, initialised on first use.
-fn globals() -> MutexGuard<'static, Globals> {
-    let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
-    g.initialized = true;
-    g
-}
 
 /// Initialise the library. Optional: every function works without it.
 /// Calling it again does nothing.
@@ -69,11 +36,6 @@ pub extern "C" fn blosc2_init() {
         super::plugin_load::install();
         drop(globals());
     })
-}
-
-/// Whether `blosc2_init` was called (and `blosc2_destroy` not since).
-pub(crate) fn is_initialized() -> bool {
-    GLOBALS.lock().unwrap_or_else(|p| p.into_inner()).initialized
 }
 
 /// Release the library's global resources. Global parameters set with
@@ -106,7 +68,7 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
 /// Number of threads used by the global API.
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
-    ffi_boundary!(1, { globals().nthreads })
+    ffi_boundary!(1, { super::global_state::nthreads() })
 }
 
 fn set_nthreads_locked(g: &mut Globals, nthreads: i16) -> i16 {
@@ -207,17 +169,61 @@ pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     })
 }
 
-/// Register a threading backend. Accepted and remembered; this library
-/// runs its own worker pool and does not call it.
+/// One job handed to a threads callback: worker `index` of a parallel
+/// run. An array of these is the callback's `jobdata`.
+struct CallbackJob<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    index: usize,
+}
+
+/// The `dojob` given to a threads callback.
 ///
 /// # Safety
-/// `callback` must be NULL or a valid function pointer.
+/// `arg` must point to a live [`CallbackJob`] (an element of the `jobdata`
+/// array, valid until the callback returns).
+unsafe extern "C" fn run_callback_job(arg: *mut c_void) {
+    if arg.is_null() {
+        return;
+    }
+    // SAFETY: an element of the jobdata array per the contract.
+    let slot = unsafe { &*arg.cast::<CallbackJob<'_>>() };
+    (slot.job)(slot.index);
+}
+
+/// Use `callback` instead of the library's worker threads for every
+/// parallel run (compression, decompression, super-chunk and b2nd reads
+/// with several threads): it is called with `numjobs` jobs, one per
+/// worker, and must run `dojob` on each element of `jobdata` before
+/// returning. NULL goes back to the worker threads.
+///
+/// # Safety
+/// `callback` must be NULL or a valid function honouring that contract,
+/// callable from any thread with `callback_data`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut c_void) {
     ffi_boundary!((), {
         let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
         g.threads_callback = callback;
         g.threads_callback_data = callback_data as usize;
+        let data = callback_data as usize;
+        let runner = callback.map(|cb| -> Arc<JobRunner> {
+            Arc::new(move |n: usize, job: &(dyn Fn(usize) + Sync)| {
+                let jobs: Vec<CallbackJob<'_>> = (0..n).map(|index| CallbackJob { job, index }).collect();
+                let numjobs = c_int::try_from(n).unwrap_or(c_int::MAX);
+                // SAFETY: the caller's callback per the contract; `jobs`
+                // outlives the call, which runs every job before returning.
+                unsafe {
+                    cb(
+                        data as *mut c_void,
+                        Some(run_callback_job),
+                        numjobs,
+                        std::mem::size_of::<CallbackJob<'_>>(),
+                        jobs.as_ptr().cast_mut().cast(),
+                    )
+                };
+            })
+        });
+        set_job_runner(runner);
     })
 }
 
@@ -400,7 +406,7 @@ pub unsafe extern "C" fn blosc2_getitem(
     ffi_boundary!(ERR_FAILURE, {
         // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        let range = unsafe { super::context::lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
+        let range = unsafe { lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
         // SAFETY: as above.
         match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), range) } {
             Ok(Some(full)) => {

@@ -159,7 +159,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
 #[no_mangle]
 pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
     ffi_boundary!(ptr::null_mut(), {
-        if !super::global::is_initialized() {
+        if !super::global_state::is_initialized() {
             return ptr::null_mut();
         }
         lookup_ptr(id)

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(
                 unsafe { libc::close(fd) };
                 return ptr::null_mut();
             }
-            let s = super::schunk::malloc_value(blosc2_stdio_file { file });
+            let s = super::alloc::malloc_value(blosc2_stdio_file { file });
             if s.is_null() {
                 // SAFETY: our FILE, closed once.
                 unsafe { libc::fclose(file) };

@@ -7,9 +7,11 @@
 
 #![allow(non_camel_case_types)]
 
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicI32, AtomicUsize};
 
-use super::context::blosc2_context;
+use crate::engine::context::{Context, Mode};
 
 /// Instrumentation record written by codecs built with `instr_codec`.
 #[repr(C)]
@@ -387,4 +389,36 @@ mod layout {
     check_layout!(filter_info, size 16, align 8; forward @ 0, backward @ 8);
     check_layout!(tuner_info, size 40, align 8;
         init @ 0, next_blocksize @ 8, next_cparams @ 16, update @ 24, free @ 32);
+}
+
+/// Tag of a live [`blosc2_context`] ("blosc2cx").
+pub(crate) const CONTEXT_MAGIC: u64 = 0x626c_6f73_6332_6378;
+
+/// The opaque `blosc2_context` (a `struct blosc2_context_s` in C).
+#[allow(non_camel_case_types)]
+pub struct blosc2_context {
+    pub(crate) magic: u64,
+    pub(crate) mode: Mode,
+    /// What `blosc2_ctx_get_cparams` reports.
+    pub(crate) cparams: blosc2_cparams,
+    /// What `blosc2_ctx_get_dparams` reports.
+    pub(crate) dparams: blosc2_dparams,
+    /// Private copies of the user's pre/postfilter params (C heap layout,
+    /// owned here, released on free).
+    pub(crate) preparams: *mut blosc2_prefilter_params,
+    pub(crate) postparams: *mut blosc2_postfilter_params,
+    /// The tuner `cparams.tuner_id` names (a registered one), driven
+    /// around every compression as 3.3.5 drives it.
+    pub(crate) tuner: Option<blosc2_tuner>,
+    /// Reached only through `EngineGuard` (`context.rs`), i.e. by the thread in `owner`.
+    pub(crate) engine: UnsafeCell<Context>,
+    /// The lock of `engine`: the token of the thread using it, 0 when free.
+    /// A bare atomic rather than a `Mutex` because a call on a small chunk
+    /// is tens of nanoseconds and a mutex costs two atomic exchanges per
+    /// call (its release must look for sleepers); releasing this one is a
+    /// plain store.
+    pub(crate) owner: AtomicUsize,
+    /// The block size of the last chunk compressed (0 before the first),
+    /// which `blosc2_ctx_get_cparams` reports as 3.3.5 does.
+    pub(crate) used_blocksize: AtomicI32,
 }

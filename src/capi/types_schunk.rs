@@ -8,8 +8,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::context::blosc2_context;
-use super::types::{blosc2_cparams, blosc2_dparams, blosc2_io};
+use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_io};
 
 /// Opaque frame handle (`struct blosc2_frame_s`).
 #[repr(C)]

@@ -11,14 +11,16 @@ use super::boundary::{
     bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_HEADER, ERR_INVALID_PARAM,
     ERR_MAX_BUFSIZE_EXCEEDED, ERR_READ_BUFFER, SUCCESS,
 };
-use super::context::{blosc2_context, ctx_in_mode};
+use super::context::ctx_in_mode;
+use super::types::blosc2_context;
 
 /// Refuse VL-block chunks that claim blocks but no bytes: the engine's
 /// block layout is empty for them (see the report on `Chunk::open`).
 fn check_vl_layout(src: &[u8]) -> Result<(), c_int> {
     match crate::engine::chunk::read_header(src) {
         Ok(h) if h.vl_blocks() && h.nbytes == 0 => Err(ERR_INVALID_HEADER),
-        Ok(_) => Ok(()),
+        // A lazy chunk must carry its whole trailer (3.3.5: READ_BUFFER).
+        Ok(_) => crate::engine::chunk::check_lazy_trailer(src).map_err(|e| code_of(&e)),
         Err(e) => Err(code_of(&e)),
     }
 }

@@ -12,7 +12,7 @@
 //! threads at once share no buffers.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::codecs::CodecScratch;
 use super::error::{Error, Result};
@@ -64,6 +64,23 @@ impl WorkerScratch {
             self.d.resize(n + ttmp, 0);
         }
     }
+}
+
+/// A threading backend supplied by the embedding program
+/// (`blosc2_set_threads_callback`): `run(n, job)` must call `job(i)` once
+/// for every `i < n`, possibly in parallel, and return when all are done.
+pub type JobRunner = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Send + Sync;
+
+static JOB_RUNNER: RwLock<Option<Arc<JobRunner>>> = RwLock::new(None);
+
+/// Run parallel work through `runner` instead of the library's worker
+/// threads (`None`: back to the worker threads).
+pub fn set_job_runner(runner: Option<Arc<JobRunner>>) {
+    *JOB_RUNNER.write().unwrap_or_else(|p| p.into_inner()) = runner;
+}
+
+fn job_runner() -> Option<Arc<JobRunner>> {
+    JOB_RUNNER.read().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// The shared pools: (helper threads, pool), one per count asked for.
@@ -156,10 +173,10 @@ impl Pool {
             }
             return Ok(());
         }
-        if self.pool.is_none() {
+        let runner = job_runner();
+        if runner.is_none() && self.pool.is_none() {
             self.pool = Some(shared_pool(self.nthreads - 1)?);
         }
-        let pool = self.pool.as_ref().ok_or(Error::ThreadCreate)?;
         let queue = Mutex::new(items);
         let failed = AtomicBool::new(false);
         let first_error: Mutex<Option<Error>> = Mutex::new(None);
@@ -180,16 +197,34 @@ impl Pool {
                 break;
             }
         };
-        let (mine, helpers) = self.scratch[..workers].split_at_mut(1);
-        pool.in_place_scope(|s| {
-            for ws in helpers.iter_mut() {
-                let work = &work;
-                s.spawn(move |_| work(ws));
+        if let Some(runner) = runner {
+            // One job per worker, as 3.3.5 hands its thread contexts to
+            // the callback; each job owns one worker's scratch.
+            let slots: Vec<Mutex<&mut WorkerScratch>> = self.scratch[..workers].iter_mut().map(Mutex::new).collect();
+            runner(workers, &|i: usize| {
+                if let Some(slot) = slots.get(i) {
+                    let mut ws = slot.lock().unwrap_or_else(|p| p.into_inner());
+                    work(&mut ws);
+                }
+            });
+            // A backend that skipped jobs leaves items queued: finish them
+            // here rather than return a partial result.
+            if let Some(slot) = slots.first() {
+                work(&mut slot.lock().unwrap_or_else(|p| p.into_inner()));
             }
-            // The caller works too instead of sleeping until the others
-            // are done.
-            work(&mut mine[0]);
-        });
+        } else {
+            let pool = self.pool.as_ref().ok_or(Error::ThreadCreate)?;
+            let (mine, helpers) = self.scratch[..workers].split_at_mut(1);
+            pool.in_place_scope(|s| {
+                for ws in helpers.iter_mut() {
+                    let work = &work;
+                    s.spawn(move |_| work(ws));
+                }
+                // The caller works too instead of sleeping until the others
+                // are done.
+                work(&mut mine[0]);
+            });
+        }
         match first_error.into_inner() {
             Ok(Some(e)) => Err(e),
             Ok(None) => Ok(()),
@@ -239,5 +274,30 @@ mod tests {
         })
         .unwrap();
         assert_eq!(shared.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_job_runner_gets_one_job_per_worker() {
+        use std::sync::atomic::AtomicUsize;
+        static JOBS: AtomicUsize = AtomicUsize::new(0);
+        // Serial, and skipping the last job: the pool finishes its items.
+        set_job_runner(Some(Arc::new(|n: usize, job: &(dyn Fn(usize) + Sync)| {
+            for i in 0..n.saturating_sub(1) {
+                JOBS.fetch_add(1, Ordering::SeqCst);
+                job(i);
+            }
+        })));
+        let mut pool = Pool::new(4);
+        let mut out = vec![0u8; 1000];
+        let r = pool.run(10, out.chunks_mut(100).enumerate(), |(i, c), _| {
+            c.fill(i as u8 + 1);
+            Ok(())
+        });
+        set_job_runner(None);
+        r.unwrap();
+        assert!(JOBS.load(Ordering::SeqCst) >= 3);
+        for (i, c) in out.chunks(100).enumerate() {
+            assert!(c.iter().all(|&b| b == i as u8 + 1));
+        }
     }
 }

@@ -12,6 +12,7 @@ use blosc2::capi::b2nd::*;
 use blosc2::capi::b2nd_ops::*;
 use blosc2::capi::chunkinfo::*;
 use blosc2::capi::context::*;
+use blosc2::capi::context_read::*;
 use blosc2::capi::schunk::*;
 use blosc2::capi::schunk_frame::*;
 use blosc2::capi::{b2nd_array_t, blosc2_cparams, blosc2_dparams, blosc2_schunk, blosc2_storage};

@@ -1,6 +1,18 @@
 //! Chunk edits and reads.
 
-use super::*;
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+use crate::engine::schunk::SChunk;
+
+use super::super::boundary::{
+    blosc1_chunk_len, bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, ERR_NULL_POINTER,
+};
+use super::super::types_schunk::blosc2_schunk;
+use super::super::vl::blosc2_vldecompress_block_ctx;
+
+use super::handle::*;
+use super::heap::*;
 
 // ---------------------------------------------------------------------------
 // Chunk edits
@@ -109,27 +121,6 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, 
     ffi_boundary!(code64(ERR_FAILURE), {
         with_state(schunk, |st| st.sc.delete_chunk(nchunk).map_err(ecode)).unwrap_or_else(code64)
     })
-}
-
-/// Whether `cctx` compresses exactly as the engine would with `cp`
-/// (same parameters, no prefilter).
-pub(super) fn cctx_matches_engine(cctx: *mut blosc2_context, cp: &CParams) -> bool {
-    let Some(c) = ctx_cparams(cctx) else {
-        return false;
-    };
-    // (A tuner is driven around each compression of the context.)
-    c.prefilter.is_none()
-        && c.tuner_id <= 0
-        && c.compcode == cp.compcode
-        && c.compcode_meta == cp.compcode_meta
-        && c.clevel == cp.clevel
-        && (c.use_dict != 0) == cp.use_dict
-        && c.typesize == cp.typesize
-        && c.blocksize == cp.blocksize
-        && c.splitmode == cp.splitmode
-        && c.filters == cp.filters
-        && c.filters_meta == cp.filters_meta
-        && c.instr_codec == cp.instr_codec
 }
 
 /// Compress `nbytes` bytes at `src` into a new chunk and append it.

@@ -1,6 +1,16 @@
 //! Creation, copies and release of super-chunks.
 
-use super::*;
+use std::ffi::c_int;
+use std::ptr;
+
+use crate::engine::schunk::SChunk;
+
+use super::super::boundary::{ffi_boundary, ERR_FAILURE, ERR_INVALID_PARAM, ERR_NULL_POINTER, SUCCESS};
+use super::super::types_schunk::{blosc2_schunk, blosc2_storage};
+
+use super::handle::*;
+use super::heap::*;
+use super::storage::*;
 
 // ---------------------------------------------------------------------------
 // Creation, copies, release
@@ -69,52 +79,6 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             Err(_) => ptr::null_mut(),
         }
     })
-}
-
-/// The compression parameters recorded in the public struct, as
-/// `blosc2_schunk_get_cparams` reports them (threads from `cctx`).
-pub(super) fn public_cparams(st: &mut State) -> blosc2_cparams {
-    let public = st.public_ptr();
-    let engine_use_dict = u8::from(st.sc.use_dict());
-    let p = st.public();
-    let nthreads = ctx_cparams(p.cctx).map_or(1, |c| c.nthreads);
-    blosc2_cparams {
-        compcode: p.compcode,
-        compcode_meta: p.compcode_meta,
-        clevel: p.clevel,
-        use_dict: c_int::from(p.use_dict_or(engine_use_dict)),
-        typesize: p.typesize,
-        nthreads,
-        blocksize: p.blocksize,
-        splitmode: c_int::from(p.splitmode),
-        schunk: public.cast(),
-        filters: p.filters,
-        filters_meta: p.filters_meta,
-        prefilter: None,
-        preparams: ptr::null_mut(),
-        tuner_params: ptr::null_mut(),
-        tuner_id: 0,
-        instr_codec: false,
-        codec_params: ptr::null_mut(),
-        filter_params: [ptr::null_mut(); 6],
-    }
-}
-
-/// The parameters of a context, `None` when it is not a live context.
-pub(super) fn ctx_cparams(ctx: *mut blosc2_context) -> Option<blosc2_cparams> {
-    // SAFETY: NULL or a context pointer taken from the public struct.
-    unsafe { ctx_ref(ctx) }?;
-    let mut cp = CPARAMS_DEFAULTS;
-    // SAFETY: a live context and a writable struct.
-    (unsafe { blosc2_ctx_get_cparams(ctx, &mut cp) } == SUCCESS).then_some(cp)
-}
-
-pub(super) fn ctx_dparams(ctx: *mut blosc2_context) -> Option<blosc2_dparams> {
-    // SAFETY: NULL or a context pointer taken from the public struct.
-    unsafe { ctx_ref(ctx) }?;
-    let mut dp = DPARAMS_DEFAULTS;
-    // SAFETY: a live context and a writable struct.
-    (unsafe { blosc2_ctx_get_dparams(ctx, &mut dp) } == SUCCESS).then_some(dp)
 }
 
 /// Release a super-chunk: its contexts, storage, metalayers, `blockshape`

@@ -1,23 +1,17 @@
 //! What the handles own on the C heap: `malloc`ed copies, metalayer
 //! entries and storages, and their release.
 
-use super::*;
+use std::ffi::c_int;
+use std::ptr;
+
+use super::super::alloc::malloc_cstring;
+pub(crate) use super::super::alloc::malloc_value;
+use super::super::boundary::{c_str, code_of, ERR_MEMORY_ALLOC};
+use super::super::types_schunk::{blosc2_metalayer, blosc2_storage};
 
 // ---------------------------------------------------------------------------
 // C heap helpers
 // ---------------------------------------------------------------------------
-
-/// A `malloc`ed copy of `value` (NULL when allocation fails).
-pub(crate) fn malloc_value<T: Copy>(value: T) -> *mut T {
-    // SAFETY: malloc has no preconditions; the result is checked.
-    let p = unsafe { libc::malloc(std::mem::size_of::<T>().max(1)) }.cast::<T>();
-    if !p.is_null() {
-        // SAFETY: `p` is a fresh allocation large and aligned enough for T
-        // (malloc aligns for every fundamental type).
-        unsafe { p.write(value) };
-    }
-    p
-}
 
 /// A `malloc`ed copy of `data` (at least one byte is allocated, so the
 /// pointer is NULL only when allocation fails).

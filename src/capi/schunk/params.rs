@@ -1,6 +1,16 @@
 //! Parameters, offsets reordering and special fills.
 
-use super::*;
+use std::ffi::c_int;
+use std::ptr;
+
+use crate::engine::chunk::SpecialKind;
+
+use super::super::boundary::{ffi_boundary, put, ERR_FAILURE, ERR_MEMORY_ALLOC, ERR_NULL_POINTER, SUCCESS};
+use super::super::types::{blosc2_cparams, blosc2_dparams};
+use super::super::types_schunk::blosc2_schunk;
+
+use super::handle::*;
+use super::heap::*;
 
 // ---------------------------------------------------------------------------
 // Parameters

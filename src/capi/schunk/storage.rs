@@ -1,7 +1,23 @@
 //! `blosc2_storage` read from C, and lazy chunks handed back to the
 //! decompression functions.
 
-use super::*;
+use std::ffi::{c_int, c_void};
+use std::ptr;
+use std::sync::Arc;
+
+use crate::engine::chunk;
+use crate::engine::constants::{blosc2_flags, EXTENDED_HEADER_LENGTH};
+use crate::engine::frame::FrameKind;
+use crate::engine::params::CParams;
+use crate::engine::schunk::Storage;
+
+use super::super::boundary::{c_str, ERR_INVALID_PARAM};
+use super::super::convert::{cctx_setup, dctx_setup, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::super::types::blosc2_cparams;
+use super::super::types_schunk::blosc2_storage;
+
+use super::handle::*;
+use super::heap::ecode;
 
 // ---------------------------------------------------------------------------
 // Storage from C
@@ -184,6 +200,7 @@ pub(crate) unsafe fn resolve_lazy(
     if !is_lazy_header(lazy) {
         return Ok(None);
     }
+    chunk::check_lazy_trailer(lazy).map_err(ecode)?;
     let handles: Vec<Arc<Handle>> = if schunk.is_null() {
         registry().values().cloned().collect()
     } else {

@@ -69,6 +69,20 @@ fn mul_i32(a: i32, b: i32) -> Result<i32> {
 /// refuses a non-empty dimension without chunks or blocks, which 3.3.5
 /// lets through to a division by zero.
 pub fn validate(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<()> {
+    validate_for_context(shape, chunkshape, blockshape)?;
+    if shape.iter().zip(chunkshape).any(|(&s, &c)| s != 0 && c == 0) {
+        return Err(Error::InvalidParam(
+            "chunkshape cannot be zero for a non-empty dimension",
+        ));
+    }
+    Ok(())
+}
+
+/// The checks 3.3.5's `b2nd_create_ctx` makes: lenient about a zero
+/// chunkshape on a non-empty dimension, since a context may only serve
+/// empty slices (`example_empty_shape.c`). Arrays made from such a context
+/// still go through [`validate`].
+pub fn validate_for_context(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<()> {
     let ndim = shape.len();
     if ndim > MAX_DIM || chunkshape.len() != ndim || blockshape.len() != ndim {
         return Err(Error::InvalidParam("ndim must be in [0, 16]"));
@@ -82,11 +96,6 @@ pub fn validate(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result
         }
         if blockshape[i] == 0 && chunkshape[i] != 0 {
             return Err(Error::InvalidParam("blockshape cannot be zero when chunkshape is not"));
-        }
-        if shape[i] != 0 && chunkshape[i] == 0 {
-            return Err(Error::InvalidParam(
-                "chunkshape cannot be zero for a non-empty dimension",
-            ));
         }
     }
     Ok(())

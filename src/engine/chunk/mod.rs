@@ -32,5 +32,31 @@ pub fn cbuffer_validate(src: &[u8]) -> Result<i32> {
     Ok(h.nbytes)
 }
 
+/// For a lazy chunk (header and block starts here, data in its frame),
+/// check that `src` also holds the whole trailer after the block starts:
+/// chunk number (4 bytes), chunk offset (8) and one compressed size per
+/// block (4 each), as 3.3.5 does before reading it. Other chunks pass.
+pub fn check_lazy_trailer(src: &[u8]) -> Result<()> {
+    let h = read_header(src)?;
+    if !h.is_extended() || !h.lazy() || h.special_type() != 0 {
+        return Ok(());
+    }
+    let nblocks = if h.vl_blocks() {
+        usize::try_from(h.blocksize).map_err(|_| Error::InvalidHeader)?
+    } else {
+        usize::try_from(h.nbytes)
+            .map_err(|_| Error::InvalidHeader)?
+            .div_ceil(usize::try_from(h.blocksize).ok().filter(|b| *b > 0).unwrap_or(1))
+    };
+    let end = nblocks
+        .checked_mul(8)
+        .and_then(|b| b.checked_add(super::constants::EXTENDED_HEADER_LENGTH + 12))
+        .ok_or(Error::ReadBuffer)?;
+    if src.len() < end {
+        return Err(Error::ReadBuffer);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

@@ -21,6 +21,34 @@ impl SChunk {
         Ok(())
     }
 
+    /// Take the chunk size a C caller wrote into `schunk->chunksize`: 3.3.5
+    /// keeps whatever is there (python-blosc2 sets it right after creating
+    /// a super-chunk) and judges the next chunks by it. -1 means no chunk
+    /// yet, 0 sizes that vary.
+    pub fn adopt_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if chunksize < -1 {
+            return Err(Error::InvalidParam("chunksize"));
+        }
+        self.chunksize = chunksize;
+        Ok(())
+    }
+
+    /// Take the chunk number a C caller wrote into `schunk->current_nchunk`.
+    pub fn set_current_nchunk(&mut self, n: i64) {
+        self.current_nchunk = n;
+    }
+
+    /// The chunks of an in-memory super-chunk without a frame, in order
+    /// (what C reads through `schunk->data`); `None` for frames. Each
+    /// chunk's bytes stay where they are until that chunk is replaced or
+    /// removed.
+    pub fn memory_chunks(&self) -> Option<&[Vec<u8>]> {
+        match &self.backend {
+            Backend::Chunks(chunks) => Some(chunks),
+            Backend::Frame(_) => None,
+        }
+    }
+
     /// Whether the super-chunk lives in a file or a sparse directory.
     pub fn on_disk(&self) -> bool {
         matches!(&self.backend, Backend::Frame(f) if !matches!(f.kind(), FrameKind::Memory))

