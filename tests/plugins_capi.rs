@@ -362,3 +362,32 @@ fn failing_user_callbacks_give_negative_codes() {
     cp.filters = [0, 0, 0, 0, 0, 241];
     assert_eq!(compress_with(cp).0, -18);
 }
+
+/// python-blosc2 registers its user codecs and filters without a name:
+/// 3.3.5 accepts them (0), and again under the same id.
+#[test]
+fn nameless_user_plugins_register() {
+    use blosc2::capi::{blosc2_codec, blosc2_filter};
+    let mut codec = blosc2_codec {
+        compcode: 233,
+        compname: ptr::null_mut(),
+        complib: 233,
+        version: 1,
+        encoder: Some(enc_tiny),
+        decoder: Some(dec_failing),
+    };
+    let mut filter = blosc2_filter {
+        id: 234,
+        name: ptr::null_mut(),
+        version: 1,
+        forward: Some(fwd_copy),
+        backward: Some(bwd_failing),
+    };
+    // SAFETY: valid structs; NULL names are part of the contract.
+    unsafe {
+        assert_eq!(blosc2_register_codec(&mut codec), 0);
+        assert_eq!(blosc2_register_codec(&mut codec), 0);
+        assert_eq!(blosc2_register_filter(&mut filter), 0);
+        assert_eq!(blosc2_register_filter(&mut filter), 0);
+    }
+}

@@ -289,9 +289,16 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             registry::trace_error("The compcode must be greater or equal than 160");
             return ERR_CODEC_PARAM;
         }
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let Some(name) = (unsafe { c_str(c.compname) }) else {
-            return ERR_INVALID_PARAM;
+        // A NULL name registers a nameless plugin, as 3.3.5 accepts
+        // (python-blosc2 leaves it unset).
+        let name = if c.compname.is_null() {
+            ""
+        } else {
+            // SAFETY: non-NULL and NUL-terminated per the contract.
+            match unsafe { c_str(c.compname) } {
+                Some(name) => name,
+                None => return ERR_INVALID_PARAM,
+            }
         };
         // SAFETY: the caller registers callbacks with these signatures.
         let imp = Arc::new(unsafe { CCodec::new(c.encoder, c.decoder) });
@@ -325,9 +332,16 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             registry::trace_error("The id must be greater or equal to 160");
             return ERR_FAILURE;
         }
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let Some(name) = (unsafe { c_str(f.name) }) else {
-            return ERR_INVALID_PARAM;
+        // A NULL name registers a nameless plugin, as 3.3.5 accepts
+        // (python-blosc2 leaves it unset).
+        let name = if f.name.is_null() {
+            ""
+        } else {
+            // SAFETY: non-NULL and NUL-terminated per the contract.
+            match unsafe { c_str(f.name) } {
+                Some(name) => name,
+                None => return ERR_INVALID_PARAM,
+            }
         };
         // SAFETY: the caller registers callbacks with these signatures.
         let imp = Arc::new(unsafe { CFilter::new(f.forward, f.backward) });
