@@ -12,7 +12,6 @@ mod demo;
 mod encoder;
 mod info;
 mod inspect;
-mod json;
 mod manpage;
 mod msgpack;
 mod progress;
@@ -70,7 +69,23 @@ pub fn command() -> Command {
         ])
 }
 
+/// Let a write to a closed pipe end the process as it ends other Unix
+/// tools (`blosc2 demo | head -1`): Rust starts programs with SIGPIPE
+/// ignored, so every write would fail with EPIPE instead and `println!`
+/// would panic (an abort in release builds). With the default action the
+/// kernel ends the process quietly, as it ends `cat` or `seq`.
+fn die_quietly_on_closed_pipe() {
+    // SAFETY: `signal` with a valid signal number and `SIG_DFL` only
+    // changes this process's disposition of SIGPIPE; it is called first
+    // thing in `main`, before any other thread exists.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    die_quietly_on_closed_pipe();
     let matches = match command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
