@@ -16,10 +16,10 @@ use blosc2::engine::header::ChunkHeader;
 use blosc2::engine::pipeline_choice;
 
 use clap::{ArgMatches, Command};
+use serde_json::{json, Value};
 
 use crate::args::{self, failed, finish, Failure};
 use crate::inspect::{self, Kind, Location};
-use crate::json::Json;
 use crate::msgpack::{self, hex};
 
 /// The clap definition of `blosc2 info`.
@@ -73,13 +73,13 @@ fn run(m: &ArgMatches) -> Result<(), Failure> {
     }
     let mut out = String::new();
     if json {
-        let v: Vec<Json> = reports.iter().map(|r| r.json.clone()).collect();
+        let mut v: Vec<Value> = reports.iter_mut().map(|r| r.json.take()).collect();
         let doc = if p.positional.len() == 1 && v.len() == 1 {
-            v.into_iter().next().unwrap_or(Json::Null)
+            v.remove(0)
         } else {
-            Json::Arr(v)
+            Value::Array(v)
         };
-        out.push_str(&doc.pretty());
+        out.push_str(&serde_json::to_string_pretty(&doc).map_err(|e| failed(format!("JSON: {e}")))?);
         out.push('\n');
     } else {
         for (k, r) in reports.iter().enumerate() {
@@ -108,7 +108,7 @@ fn run(m: &ArgMatches) -> Result<(), Failure> {
 /// One file's report, as text and as JSON.
 struct Report {
     text: String,
-    json: Json,
+    json: Value,
     /// Something could not be read.
     broken: bool,
 }
@@ -128,34 +128,35 @@ fn ratio_text(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |r| format!("{r:.2}x"))
 }
 
-fn filters_json(f: &[u8]) -> Json {
-    Json::Arr(f.iter().map(|x| Json::from(inspect::filter_name(*x))).collect())
+fn filters_json(f: &[u8]) -> Value {
+    f.iter().map(|x| inspect::filter_name(*x)).collect()
 }
 
 /// JSON fields of a chunk header.
-fn chunk_header_json(h: &ChunkHeader) -> Json {
-    Json::obj()
-        .with("version", h.version)
-        .with("versionlz", h.versionlz)
-        .with("flags", h.flags)
-        .with("header_len", h.header_len)
-        .with("typesize", h.typesize)
-        .with("nbytes", h.nbytes)
-        .with("blocksize", h.blocksize)
-        .with("cbytes", h.cbytes)
-        .with("ratio", ratio(i64::from(h.nbytes), i64::from(h.cbytes)))
-        .with("codec", inspect::codec_name(h.compcode))
-        .with("codec_id", h.compcode)
-        .with("codec_meta", h.compcode_meta)
-        .with("filters", filters_json(&h.filters))
-        .with("filters_ids", h.filters.to_vec())
-        .with("filters_meta", h.filters_meta.to_vec())
-        .with("special", inspect::header_special(h))
-        .with("memcpyed", h.memcpyed())
-        .with("split", !h.dont_split())
-        .with("use_dict", h.use_dict())
-        .with("vl_blocks", h.vl_blocks())
-        .with("lazy", h.lazy())
+fn chunk_header_json(h: &ChunkHeader) -> Value {
+    json!({
+        "version": h.version,
+        "versionlz": h.versionlz,
+        "flags": h.flags,
+        "header_len": h.header_len,
+        "typesize": h.typesize,
+        "nbytes": h.nbytes,
+        "blocksize": h.blocksize,
+        "cbytes": h.cbytes,
+        "ratio": ratio(i64::from(h.nbytes), i64::from(h.cbytes)),
+        "codec": inspect::codec_name(h.compcode),
+        "codec_id": h.compcode,
+        "codec_meta": h.compcode_meta,
+        "filters": filters_json(&h.filters),
+        "filters_ids": h.filters,
+        "filters_meta": h.filters_meta,
+        "special": inspect::header_special(h),
+        "memcpyed": h.memcpyed(),
+        "split": !h.dont_split(),
+        "use_dict": h.use_dict(),
+        "vl_blocks": h.vl_blocks(),
+        "lazy": h.lazy(),
+    })
 }
 
 fn chunk_report(path: &Path) -> Result<Report, Failure> {
@@ -177,13 +178,14 @@ fn chunk_report(path: &Path) -> Result<Report, Failure> {
     })?;
     let trailing = size as i64 - i64::from(h.cbytes);
     let format = if h.is_extended() { "blosc2" } else { "blosc1" };
-    let json = Json::obj()
-        .with("path", path.display().to_string())
-        .with("kind", "chunk")
-        .with("format", format)
-        .with("file_size", size)
-        .with("trailing_bytes", trailing)
-        .with("chunk", chunk_header_json(&h));
+    let json = json!({
+        "path": path.display().to_string(),
+        "kind": "chunk",
+        "format": format,
+        "file_size": size,
+        "trailing_bytes": trailing,
+        "chunk": chunk_header_json(&h),
+    });
     let mut t = String::new();
     let _ = writeln!(t, "{}: {format} chunk, {size} bytes", path.display());
     let _ = writeln!(
@@ -238,21 +240,22 @@ fn chunk_report(path: &Path) -> Result<Report, Failure> {
 }
 
 /// A metalayer's content for display: msgpack value (JSON text) or hex.
-fn content_json(content: &[u8]) -> Json {
+fn content_json(content: &[u8]) -> Value {
     let decoded = msgpack::decode(content);
     let shown = &content[..content.len().min(HEX_MAX)];
-    Json::obj()
-        .with("size", content.len())
-        .with("hex", hex(shown))
-        .with("hex_truncated", content.len() > HEX_MAX)
-        .with("msgpack", decoded.is_ok())
-        .with("value", decoded.map_or(Json::Null, |v| v.to_json()))
+    json!({
+        "size": content.len(),
+        "hex": hex(shown),
+        "hex_truncated": content.len() > HEX_MAX,
+        "msgpack": decoded.is_ok(),
+        "value": decoded.map_or(Value::Null, |v| v.to_json()),
+    })
 }
 
 fn content_text(content: &[u8]) -> String {
     const MAX: usize = 160;
     let s = match msgpack::decode(content) {
-        Ok(v) => v.to_json().compact(),
+        Ok(v) => v.to_json().to_string(),
         Err(_) => format!("0x{}", hex(&content[..content.len().min(MAX / 2)])),
     };
     if s.len() > MAX {
@@ -277,45 +280,47 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
     };
     let storage = if sparse { "sparse" } else { "contiguous" };
 
-    let header_json = Json::obj()
-        .with("header_len", h.header_len)
-        .with("frame_len", h.frame_len)
-        .with("version", h.version())
-        .with("general_flags", h.general_flags)
-        .with("frame_type", h.frame_type)
-        .with("variable_chunks", h.general_flags & format_flags::VARIABLE != 0)
-        .with("vl_blocks", h.general_flags & format_flags::VL_BLOCKS != 0)
-        .with("codec", inspect::codec_name(h.compcode()))
-        .with("codec_id", h.compcode())
-        .with("codec_meta", h.compcode_meta)
-        .with("clevel", h.clevel())
-        .with("splitmode", inspect::splitmode_name(h.splitmode()))
-        .with("use_dict", h.use_dict())
-        .with("typesize", h.typesize)
-        .with("blocksize", h.blocksize)
-        .with("chunksize", h.chunksize)
-        .with("nthreads_comp", h.nthreads_c)
-        .with("nthreads_decomp", h.nthreads_d)
-        .with("has_vlmetalayers", h.has_vlmeta)
-        .with("filters", filters_json(&h.filters))
-        .with("filters_ids", h.filters.to_vec())
-        .with("filters_meta", h.filters_meta.to_vec())
-        .with("nbytes", h.nbytes)
-        .with("cbytes", h.cbytes);
+    let header_json = json!({
+        "header_len": h.header_len,
+        "frame_len": h.frame_len,
+        "version": h.version(),
+        "general_flags": h.general_flags,
+        "frame_type": h.frame_type,
+        "variable_chunks": h.general_flags & format_flags::VARIABLE != 0,
+        "vl_blocks": h.general_flags & format_flags::VL_BLOCKS != 0,
+        "codec": inspect::codec_name(h.compcode()),
+        "codec_id": h.compcode(),
+        "codec_meta": h.compcode_meta,
+        "clevel": h.clevel(),
+        "splitmode": inspect::splitmode_name(h.splitmode()),
+        "use_dict": h.use_dict(),
+        "typesize": h.typesize,
+        "blocksize": h.blocksize,
+        "chunksize": h.chunksize,
+        "nthreads_comp": h.nthreads_c,
+        "nthreads_decomp": h.nthreads_d,
+        "has_vlmetalayers": h.has_vlmeta,
+        "filters": filters_json(&h.filters),
+        "filters_ids": h.filters.to_vec(),
+        "filters_meta": h.filters_meta.to_vec(),
+        "nbytes": h.nbytes,
+        "cbytes": h.cbytes,
+    });
 
-    let mut metas_json = Json::obj();
-    for (name, content) in frame.metas() {
-        metas_json.set(name, content_json(content));
-    }
-    let mut vl_json = Json::obj();
+    let metas_json: serde_json::Map<String, Value> = frame
+        .metas()
+        .iter()
+        .map(|(name, content)| (name.clone(), content_json(content)))
+        .collect();
+    let mut vl_json = serde_json::Map::new();
     let mut vl_text = Vec::new();
     for (name, raw) in frame.vlmetas() {
         match inspect::vlmeta_content(raw) {
             Ok(c) => {
                 let mut j = content_json(&c);
-                j.set("csize", raw.len());
-                j.set("error", Json::Null);
-                vl_json.set(name, j);
+                j["csize"] = json!(raw.len());
+                j["error"] = Value::Null;
+                vl_json.insert(name.clone(), j);
                 vl_text.push(format!(
                     "  {name} ({} bytes, {} stored): {}",
                     c.len(),
@@ -325,13 +330,7 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
             }
             Err(e) => {
                 broken = true;
-                vl_json.set(
-                    name,
-                    Json::obj()
-                        .with("size", Json::Null)
-                        .with("csize", raw.len())
-                        .with("error", e.clone()),
-                );
+                vl_json.insert(name.clone(), json!({"size": null, "csize": raw.len(), "error": e}));
                 vl_text.push(format!("  {name} ({} bytes stored): cannot be decoded: {e}", raw.len()));
             }
         }
@@ -339,7 +338,7 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
     let b2nd = inspect::b2nd_of(&frame);
     let b2nd_json = match &b2nd {
         Some((_, Ok(b))) => b.to_json(),
-        _ => Json::Null,
+        _ => Value::Null,
     };
 
     let mut rows = Vec::new();
@@ -361,32 +360,28 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
                 Location::Index(k) => (None, None, false, Some(inspect::kind_name(*k))),
                 Location::Invalid => (None, None, false, None),
             };
-            let mut j = Json::obj()
-                .with("index", n)
-                .with("offset", offset)
-                .with("file", file.clone())
-                .with("stored", stored);
+            let mut j = json!({"index": n, "offset": offset, "file": file, "stored": stored});
             match &hdr {
                 Ok(ch) => {
                     let special = special.or_else(|| inspect::header_special(ch));
                     let cbytes = if stored { i64::from(ch.cbytes) } else { 0 };
-                    j.set("special", special);
-                    j.set("nbytes", ch.nbytes);
-                    j.set("cbytes", cbytes);
-                    j.set("ratio", ratio(i64::from(ch.nbytes), cbytes));
+                    j["special"] = json!(special);
+                    j["nbytes"] = json!(ch.nbytes);
+                    j["cbytes"] = json!(cbytes);
+                    j["ratio"] = json!(ratio(i64::from(ch.nbytes), cbytes));
                     // A special value kept in the offsets has no header of
                     // its own: no codec, filters or block layout.
-                    let own = |v: Json| if stored { v } else { Json::Null };
-                    j.set("codec", own(inspect::codec_name(ch.compcode).into()));
-                    j.set("codec_id", own(ch.compcode.into()));
-                    j.set("typesize", own(ch.typesize.into()));
-                    j.set("blocksize", own(ch.blocksize.into()));
-                    j.set("filters", own(filters_json(&ch.filters)));
-                    j.set("filters_meta", own(ch.filters_meta.to_vec().into()));
-                    j.set("memcpyed", own(ch.memcpyed().into()));
-                    j.set("use_dict", own(ch.use_dict().into()));
-                    j.set("vl_blocks", own(ch.vl_blocks().into()));
-                    j.set("error", Json::Null);
+                    let own = |v: Value| if stored { v } else { Value::Null };
+                    j["codec"] = own(inspect::codec_name(ch.compcode).into());
+                    j["codec_id"] = own(ch.compcode.into());
+                    j["typesize"] = own(ch.typesize.into());
+                    j["blocksize"] = own(ch.blocksize.into());
+                    j["filters"] = own(filters_json(&ch.filters));
+                    j["filters_meta"] = own(ch.filters_meta.to_vec().into());
+                    j["memcpyed"] = own(ch.memcpyed().into());
+                    j["use_dict"] = own(ch.use_dict().into());
+                    j["vl_blocks"] = own(ch.vl_blocks().into());
+                    j["error"] = Value::Null;
                     if stored && special.is_none() {
                         *pipelines
                             .entry(pipeline_choice::name(&ch.filters, i32::from(ch.typesize)))
@@ -422,7 +417,7 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
                 }
                 Err(e) => {
                     broken = true;
-                    j.set("special", special);
+                    j["special"] = json!(special);
                     for key in [
                         "nbytes",
                         "cbytes",
@@ -437,9 +432,9 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
                         "use_dict",
                         "vl_blocks",
                     ] {
-                        j.set(key, Json::Null);
+                        j[key] = Value::Null;
                     }
-                    j.set("error", e.clone());
+                    j["error"] = json!(e.clone());
                     rows.push(vec![
                         n.to_string(),
                         offset.map_or_else(|| file.clone().unwrap_or_else(|| "-".into()), |o| o.to_string()),
@@ -451,39 +446,22 @@ fn frame_report(path: &Path, sparse: bool, with_chunks: bool) -> Result<Report, 
         }
     }
 
-    let mut json = Json::obj()
-        .with("path", path.display().to_string())
-        .with("kind", "frame")
-        .with("storage", storage)
-        .with("file_size", file_size)
-        .with("header", header_json)
-        .with("nchunks", nchunks)
-        .with("nbytes", h.nbytes)
-        .with("cbytes", h.cbytes)
-        .with("ratio", ratio(h.nbytes, h.cbytes))
-        .with("metalayers", metas_json)
-        .with("vlmetalayers", vl_json)
-        .with("b2nd", b2nd_json);
-    json.set(
-        "pipelines",
-        if with_chunks {
-            let mut o = Json::obj();
-            for (name, n) in &pipelines {
-                o.set(name, *n);
-            }
-            o
-        } else {
-            Json::Null
-        },
-    );
-    json.set(
-        "chunks",
-        if with_chunks {
-            Json::Arr(chunks_json)
-        } else {
-            Json::Null
-        },
-    );
+    let json = json!({
+        "path": path.display().to_string(),
+        "kind": "frame",
+        "storage": storage,
+        "file_size": file_size,
+        "header": header_json,
+        "nchunks": nchunks,
+        "nbytes": h.nbytes,
+        "cbytes": h.cbytes,
+        "ratio": ratio(h.nbytes, h.cbytes),
+        "metalayers": metas_json,
+        "vlmetalayers": vl_json,
+        "b2nd": b2nd_json,
+        "pipelines": with_chunks.then_some(&pipelines),
+        "chunks": with_chunks.then_some(chunks_json),
+    });
 
     let mut t = String::new();
     let what = match &b2nd {

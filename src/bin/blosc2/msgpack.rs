@@ -1,7 +1,9 @@
-//! A small, bounds-checked msgpack decoder for showing metalayer contents,
-//! and the `b2nd` (formerly `caterva`) metalayer of b2nd arrays.
+//! Decoding msgpack (with `rmp`) for showing metalayer contents, and the
+//! `b2nd` (formerly `caterva`) metalayer of b2nd arrays.
 
-use crate::json::Json;
+use rmp::decode as mp;
+use rmp::Marker;
+use serde_json::json;
 
 /// Deepest nesting accepted (metalayers are shallow; this bounds recursion).
 const MAX_DEPTH: usize = 64;
@@ -31,129 +33,129 @@ pub enum Value {
     Ext(i8, Vec<u8>),
 }
 
+/// `rmp` reads the markers and big-endian fields; this keeps the position
+/// for error messages, takes the payloads and bounds declared counts by
+/// what is left, so a hostile length allocates nothing.
 struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+    rest: &'a [u8],
+    len: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|e| *e <= self.buf.len())
-            .ok_or_else(|| {
-                format!(
-                    "msgpack: {n} bytes wanted at byte {} but only {} left",
-                    self.pos,
-                    self.buf.len() - self.pos
-                )
-            })?;
-        let s = &self.buf[self.pos..end];
-        self.pos = end;
-        Ok(s)
+    fn pos(&self) -> usize {
+        self.len - self.rest.len()
     }
 
-    fn uint(&mut self, n: usize) -> Result<u64, String> {
-        Ok(self.take(n)?.iter().fold(0u64, |a, b| (a << 8) | u64::from(*b)))
+    fn fail(&self, at: usize, e: impl std::fmt::Display) -> String {
+        format!("msgpack: byte {at}: {e}")
     }
 
-    fn int(&mut self, n: usize) -> Result<i64, String> {
-        let u = self.uint(n)?;
-        let shift = 64 - 8 * n as u32;
-        Ok(((u << shift) as i64) >> shift)
-    }
-
-    fn len(&mut self, n: usize) -> Result<usize, String> {
-        usize::try_from(self.uint(n)?).map_err(|_| "msgpack: length too large".to_string())
+    fn take(&mut self, n: u32) -> Result<Vec<u8>, String> {
+        let n = n as usize;
+        if n > self.rest.len() {
+            return Err(format!(
+                "msgpack: {n} bytes wanted at byte {} but only {} left",
+                self.pos(),
+                self.rest.len()
+            ));
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head.to_vec())
     }
 
     /// A count of `per`-byte-minimum items that must fit in what is left.
-    fn count(&mut self, n: usize, per: usize) -> Result<usize, String> {
-        let at = self.pos;
-        let c = self.len(n)?;
-        if c.saturating_mul(per) > self.buf.len() - self.pos {
-            return Err(format!("msgpack: {c} elements declared at byte {at} cannot fit"));
+    fn count(&self, n: u32, per: usize, at: usize) -> Result<usize, String> {
+        let n = n as usize;
+        if n.saturating_mul(per) > self.rest.len() {
+            return Err(format!("msgpack: {n} elements declared at byte {at} cannot fit"));
         }
-        Ok(c)
+        Ok(n)
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, String> {
         if depth > MAX_DEPTH {
             return Err("msgpack: nested too deeply".into());
         }
-        let at = self.pos;
-        let m = self.take(1)?[0];
-        Ok(match m {
-            0x00..=0x7f => Value::Int(i128::from(m)),
-            0x80..=0x8f => self.map((m & 0x0f) as usize, depth)?,
-            0x90..=0x9f => self.array((m & 0x0f) as usize, depth)?,
-            0xa0..=0xbf => Value::Str(self.take((m & 0x1f) as usize)?.to_vec()),
-            0xc0 => Value::Nil,
-            0xc2 => Value::Bool(false),
-            0xc3 => Value::Bool(true),
-            0xc4..=0xc6 => {
-                let n = self.len(1 << (m - 0xc4))?;
-                Value::Bin(self.take(n)?.to_vec())
+        let at = self.pos();
+        let first = *self.rest.first().ok_or_else(|| self.fail(at, "no value"))?;
+        let rd = &mut self.rest;
+        let e = |e: mp::ValueReadError| format!("msgpack: byte {at}: {e}");
+        Ok(match Marker::from_u8(first) {
+            Marker::Null => {
+                mp::read_nil(rd).map_err(e)?;
+                Value::Nil
             }
-            0xc7..=0xc9 => {
-                let n = self.len(1 << (m - 0xc7))?;
-                let t = self.take(1)?[0] as i8;
-                Value::Ext(t, self.take(n)?.to_vec())
+            Marker::True | Marker::False => Value::Bool(mp::read_bool(rd).map_err(e)?),
+            Marker::FixPos(_) | Marker::U8 | Marker::U16 | Marker::U32 | Marker::U64 => {
+                let v: u64 = mp::read_int(rd).map_err(|x| self::num_err(at, x))?;
+                Value::Int(i128::from(v))
             }
-            0xca => Value::Float(f64::from(f32::from_bits(self.uint(4)? as u32))),
-            0xcb => Value::Float(f64::from_bits(self.uint(8)?)),
-            0xcc..=0xcf => Value::Int(i128::from(self.uint(1 << (m - 0xcc))?)),
-            0xd0..=0xd3 => Value::Int(i128::from(self.int(1 << (m - 0xd0))?)),
-            0xd4..=0xd8 => {
-                let t = self.take(1)?[0] as i8;
-                Value::Ext(t, self.take(1 << (m - 0xd4))?.to_vec())
+            Marker::FixNeg(_) | Marker::I8 | Marker::I16 | Marker::I32 | Marker::I64 => {
+                let v: i64 = mp::read_int(rd).map_err(|x| self::num_err(at, x))?;
+                Value::Int(i128::from(v))
             }
-            0xd9..=0xdb => {
-                let n = self.len(1 << (m - 0xd9))?;
-                Value::Str(self.take(n)?.to_vec())
+            Marker::F32 => Value::Float(f64::from(mp::read_f32(rd).map_err(e)?)),
+            Marker::F64 => Value::Float(mp::read_f64(rd).map_err(e)?),
+            Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
+                let n = mp::read_str_len(rd).map_err(e)?;
+                Value::Str(self.take(n)?)
             }
-            0xdc | 0xdd => {
-                let n = self.count(2 << (m - 0xdc), 1)?;
-                self.array(n, depth)?
+            Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => {
+                let n = mp::read_bin_len(rd).map_err(e)?;
+                Value::Bin(self.take(n)?)
             }
-            0xde | 0xdf => {
-                let n = self.count(2 << (m - 0xde), 2)?;
-                self.map(n, depth)?
+            Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
+                let n = mp::read_array_len(rd).map_err(e)?;
+                let n = self.count(n, 1, at)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(self.value(depth + 1)?);
+                }
+                Value::Array(v)
             }
-            0xe0..=0xff => Value::Int(i128::from(m as i8)),
-            0xc1 => return Err(format!("msgpack: byte {at} is 0xc1, which msgpack never uses")),
+            Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
+                let n = mp::read_map_len(rd).map_err(e)?;
+                let n = self.count(n, 2, at)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = self.value(depth + 1)?;
+                    v.push((k, self.value(depth + 1)?));
+                }
+                Value::Map(v)
+            }
+            Marker::FixExt1
+            | Marker::FixExt2
+            | Marker::FixExt4
+            | Marker::FixExt8
+            | Marker::FixExt16
+            | Marker::Ext8
+            | Marker::Ext16
+            | Marker::Ext32 => {
+                let meta = mp::read_ext_meta(rd).map_err(e)?;
+                Value::Ext(meta.typeid, self.take(meta.size)?)
+            }
+            Marker::Reserved => return Err(self.fail(at, "0xc1, which msgpack never uses")),
         })
     }
+}
 
-    fn array(&mut self, n: usize, depth: usize) -> Result<Value, String> {
-        let mut v = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            v.push(self.value(depth + 1)?);
-        }
-        Ok(Value::Array(v))
-    }
-
-    fn map(&mut self, n: usize, depth: usize) -> Result<Value, String> {
-        let mut v = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            let k = self.value(depth + 1)?;
-            let x = self.value(depth + 1)?;
-            v.push((k, x));
-        }
-        Ok(Value::Map(v))
-    }
+fn num_err(at: usize, e: mp::NumValueReadError) -> String {
+    format!("msgpack: byte {at}: {e}")
 }
 
 /// Decode `buf` as exactly one msgpack value.
 pub fn decode(buf: &[u8]) -> Result<Value, String> {
-    let mut r = Reader { buf, pos: 0 };
+    let mut r = Reader {
+        rest: buf,
+        len: buf.len(),
+    };
     let v = r.value(0)?;
-    if r.pos != buf.len() {
+    if !r.rest.is_empty() {
         return Err(format!(
             "msgpack: {} bytes left after the value (at byte {})",
-            buf.len() - r.pos,
-            r.pos
+            r.rest.len(),
+            r.pos()
         ));
     }
     Ok(v)
@@ -168,27 +170,28 @@ impl Value {
     /// The value as JSON: binary data becomes `{"bin": HEX}`, extension
     /// types `{"ext": TYPE, "data": HEX}`, and map keys that are not
     /// strings their compact JSON text.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(&self) -> serde_json::Value {
         match self {
-            Value::Nil => Json::Null,
-            Value::Bool(b) => Json::Bool(*b),
-            Value::Int(i) => Json::Int(*i),
-            Value::Float(f) => Json::Float(*f),
-            Value::Str(s) => Json::Str(String::from_utf8_lossy(s).into_owned()),
-            Value::Bin(b) => Json::obj().with("bin", hex(b)),
-            Value::Ext(t, b) => Json::obj().with("ext", *t).with("data", hex(b)),
-            Value::Array(v) => Json::Arr(v.iter().map(Value::to_json).collect()),
-            Value::Map(kv) => Json::Obj(
-                kv.iter()
-                    .map(|(k, v)| {
-                        let key = match k {
-                            Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
-                            other => other.to_json().compact(),
-                        };
-                        (key, v.to_json())
-                    })
-                    .collect(),
-            ),
+            Value::Nil => serde_json::Value::Null,
+            Value::Bool(b) => json!(b),
+            // msgpack integers are i64 or u64.
+            Value::Int(i) => i64::try_from(*i).map_or_else(|_| json!(*i as u64), |i| json!(i)),
+            Value::Float(f) => json!(f),
+            Value::Str(s) => json!(String::from_utf8_lossy(s)),
+            Value::Bin(b) => json!({"bin": hex(b)}),
+            Value::Ext(t, b) => json!({"ext": t, "data": hex(b)}),
+            Value::Array(v) => v.iter().map(Value::to_json).collect(),
+            Value::Map(kv) => kv
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
+                        other => other.to_json().to_string(),
+                    };
+                    (key, v.to_json())
+                })
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
         }
     }
 
@@ -249,15 +252,16 @@ impl B2nd {
     }
 
     /// The metalayer as JSON.
-    pub fn to_json(&self) -> Json {
-        Json::obj()
-            .with("version", self.version)
-            .with("ndim", self.ndim())
-            .with("shape", self.shape.clone())
-            .with("chunkshape", self.chunkshape.clone())
-            .with("blockshape", self.blockshape.clone())
-            .with("dtype_format", self.dtype_format)
-            .with("dtype", self.dtype.clone())
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "version": self.version,
+            "ndim": self.ndim(),
+            "shape": self.shape,
+            "chunkshape": self.chunkshape,
+            "blockshape": self.blockshape,
+            "dtype_format": self.dtype_format,
+            "dtype": self.dtype,
+        })
     }
 }
 
@@ -346,12 +350,12 @@ mod tests {
         );
         let info = unhex("82a870726f6475636572ab6d616b655f636f72707573a16e03");
         assert_eq!(
-            decode(&info).unwrap().to_json().compact(),
+            decode(&info).unwrap().to_json().to_string(),
             r#"{"producer":"make_corpus","n":3}"#
         );
         assert_eq!(decode(&unhex("cb3fe0000000000000")).unwrap(), Value::Float(0.5));
         assert_eq!(
-            decode(&[0xc4, 2, 1, 2]).unwrap().to_json().compact(),
+            decode(&[0xc4, 2, 1, 2]).unwrap().to_json().to_string(),
             r#"{"bin":"0102"}"#
         );
         assert!(decode(&[0xc1]).is_err());

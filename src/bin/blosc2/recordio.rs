@@ -354,24 +354,9 @@ fn cat(m: &ArgMatches) -> Result<(), String> {
     }
 }
 
+/// `s` as a JSON string literal.
 fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
+    serde_json::Value::from(s).to_string()
 }
 
 fn parse_header_arg(s: &str) -> Result<(String, Value), String> {
