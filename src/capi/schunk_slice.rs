@@ -7,6 +7,7 @@ use std::ptr;
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
 use super::schunk::{malloc_bytes, out_bytes, with_state, State};
 use super::types_schunk::blosc2_schunk;
+use crate::engine::b2nd::meta::deserialize_meta_dims;
 
 /// `BLOSC2_ERROR_NULL_POINTER`.
 const ERR_NULL_POINTER: c_int = -32;
@@ -238,46 +239,14 @@ struct B2nd {
     chunkshape: Vec<i64>,
 }
 
-/// Parse the start of a `b2nd` (or `caterva`) metalayer: `[version, ndim,
-/// shape (int64), chunkshape (int32), blockshape (int32), ...]`.
+/// The shape and chunk shape of a `b2nd` (or `caterva`) metalayer, read
+/// as 3.3.5's `b2nd_deserialize_meta` reads them.
 fn parse_b2nd(m: &[u8]) -> Option<B2nd> {
-    let mut pos = 0usize;
-    let mut byte = || -> Option<u8> {
-        let b = *m.get(pos)?;
-        pos += 1;
-        Some(b)
-    };
-    if byte()? & 0xf0 != 0x90 {
-        return None;
-    }
-    let _version = byte()?;
-    let ndim = byte()? as usize;
-    if ndim > MAX_DIM {
-        return None;
-    }
-    let mut read_array = |marker: u8, width: usize| -> Option<Vec<i64>> {
-        let head = *m.get(pos)?;
-        pos += 1;
-        if head != 0x90 + ndim as u8 {
-            return None;
-        }
-        let mut v = Vec::with_capacity(ndim);
-        for _ in 0..ndim {
-            if *m.get(pos)? != marker {
-                return None;
-            }
-            let raw = m.get(pos + 1..pos + 1 + width)?;
-            pos += 1 + width;
-            v.push(match width {
-                8 => i64::from_be_bytes(raw.try_into().ok()?),
-                _ => i64::from(i32::from_be_bytes(raw.try_into().ok()?)),
-            });
-        }
-        Some(v)
-    };
-    let shape = read_array(0xd3, 8)?;
-    let chunkshape = read_array(0xd2, 4)?;
-    Some(B2nd { shape, chunkshape })
+    let (meta, _) = deserialize_meta_dims(m).ok()?;
+    Some(B2nd {
+        shape: meta.shape,
+        chunkshape: meta.chunkshape.into_iter().map(i64::from).collect(),
+    })
 }
 
 /// The chunks of an N-dimensional array touched by `[start, stop)`, in the

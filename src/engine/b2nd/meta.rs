@@ -16,6 +16,9 @@
 //! `caterva` metalayer, which has no dtype, reads too), but every length
 //! is checked against the buffer and `ndim` must be in `0..=16`.
 
+use rmp::encode::{write_array_len, write_i32, write_i64, write_pfix};
+use rmp::Marker;
+
 use super::{DEFAULT_DTYPE, MAX_DIM, METALAYER_VERSION};
 use crate::engine::error::{Error, Result};
 
@@ -60,25 +63,35 @@ pub fn serialize_meta(
         return Err(Error::Failure("dtype_format cannot be negative"));
     }
     let dtype = dtype.unwrap_or(DEFAULT_DTYPE).as_bytes();
-    let dtype_len = i32::try_from(dtype.len()).map_err(|_| Error::Failure("dtype is too large"))?;
+    let dtype_len = u32::try_from(dtype.len())
+        .ok()
+        .filter(|n| *n <= i32::MAX as u32)
+        .ok_or(Error::Failure("dtype is too large"))?;
     let mut out = Vec::with_capacity(3 + 3 + ndim * (9 + 5 + 5) + 6 + dtype.len());
-    out.push(0x90 + 7);
-    out.push(METALAYER_VERSION);
-    out.push(ndim as u8);
-    out.push(0x90 + ndim as u8);
+    // 3.3.5 writes every integer at its full width (int64 shape, int32
+    // chunk and block shapes) and the dtype always as a str32, which
+    // rmp's `write_i64`/`write_i32` and an explicit marker do; its
+    // compact writers (`write_sint`, `write_str`) would change bytes. The
+    // shape arrays' marker is 3.3.5's `0x90 + ndim`, which for 16
+    // dimensions is 0xa0 rather than an array16, so it is written as is.
+    // `write_pfix` takes values below 128 (checked above). Writing to a
+    // Vec cannot fail.
+    let dims_marker = 0x90 + ndim as u8;
+    let _ = write_array_len(&mut out, 7);
+    let _ = write_pfix(&mut out, METALAYER_VERSION);
+    let _ = write_pfix(&mut out, ndim as u8);
+    out.push(dims_marker);
     for s in shape {
-        out.push(0xd3);
-        out.extend_from_slice(&s.to_be_bytes());
+        let _ = write_i64(&mut out, *s);
     }
     for dims in [chunkshape, blockshape] {
-        out.push(0x90 + ndim as u8);
+        out.push(dims_marker);
         for d in dims {
-            out.push(0xd2);
-            out.extend_from_slice(&d.to_be_bytes());
+            let _ = write_i32(&mut out, *d);
         }
     }
-    out.push(dtype_format as u8);
-    out.push(0xdb);
+    let _ = write_pfix(&mut out, dtype_format as u8);
+    out.push(Marker::Str32.to_u8());
     out.extend_from_slice(&dtype_len.to_be_bytes());
     out.extend_from_slice(dtype);
     Ok(out)

@@ -145,6 +145,13 @@ fn metalayer_bytes_match_3_3_5() {
     // No dtype: the default; 0 dimensions.
     let z = serialize_meta(&[], &[], &[], None, 0).unwrap();
     assert_eq!(z, [0x97, 0, 0, 0x90, 0x90, 0x90, 0, 0xdb, 0, 0, 0, 3, b'|', b'u', b'1']);
+    // 16 dimensions: 3.3.5's `0x90 + ndim` shape markers are 0xa0.
+    let m16 = serialize_meta(&[1; 16], &[1; 16], &[1; 16], None, 0).unwrap();
+    assert_eq!(&m16[..4], [0x97, 0, 16, 0xa0]);
+    assert_eq!((m16[4], m16[3 + 16 * 9 + 1]), (0xd3, 0xa0));
+    assert_eq!(m16.len(), 3 + 3 + 16 * (9 + 5 + 5) + 1 + 5 + 3);
+    let (back, _) = deserialize_meta(&m16).unwrap();
+    assert_eq!((back.shape, back.chunkshape), (vec![1; 16], vec![1; 16]));
     // A caterva metalayer (no dtype) reads with no dtype.
     let cat = &got[..got.len() - 9];
     let (m, _) = deserialize_meta(cat).unwrap();
