@@ -313,3 +313,54 @@ fn unwritable_output_names_the_users_path_and_the_reason() {
     );
     assert!(!msg.contains(".tmp"), "{msg}");
 }
+
+/// Compressed chunks (the default zstd, filters chosen): a flipped byte
+/// anywhere in a chunk's stream never passes as good data. Either
+/// `verify` fails (the codec or the checksum) and `decompress` refuses,
+/// or the flip did not change the decoded bytes at all.
+#[test]
+fn a_flipped_byte_in_a_compressed_stream_never_passes_as_good_data() {
+    let dir = scratch("flip_compressed");
+    let input = dir.join("in.bin");
+    let data = float64(4 * 65536 + 1000);
+    std::fs::write(&input, &data).unwrap();
+    let frame = dir.join("f.b2frame");
+    ok(
+        &run(&["compress", "-q", "--chunksize", "64K", p(&input), p(&frame)]),
+        "compress",
+    );
+    let good = std::fs::read(&frame).unwrap();
+    let spans = chunk_spans(&frame);
+    assert_eq!(spans.len(), 5);
+    let (mut caught, mut harmless) = (0, 0);
+    for (n, &(offset, cbytes)) in spans.iter().enumerate() {
+        assert!(cbytes > 64, "chunk {n} is {cbytes} bytes");
+        for k in 0..8 {
+            let at = offset + 32 + (cbytes - 33) * k / 7;
+            let mut bad = good.clone();
+            bad[at as usize] ^= 0x04;
+            let f = dir.join(format!("bad{n}_{k}.b2frame"));
+            std::fs::write(&f, &bad).unwrap();
+            let out = dir.join("out.bin");
+            let _ = std::fs::remove_file(&out);
+            let v = run(&["verify", "-q", p(&f)]);
+            let d = run(&["decompress", "-q", "-f", p(&f), p(&out)]);
+            if v.status.code() == Some(0) {
+                ok(&d, "decompress of a frame verify passed");
+                assert!(
+                    std::fs::read(&out).unwrap() == data,
+                    "chunk {n} byte {at}: wrong data passed"
+                );
+                harmless += 1;
+            } else {
+                assert_eq!(v.status.code(), Some(1), "chunk {n} byte {at}: {}", text(&v.stderr));
+                assert!(text(&v.stderr).contains(&format!("chunk {n}")), "{}", text(&v.stderr));
+                assert_eq!(d.status.code(), Some(1), "chunk {n} byte {at}: decompress succeeded");
+                assert!(!out.exists(), "no output left behind");
+                caught += 1;
+            }
+            std::fs::remove_file(&f).unwrap();
+        }
+    }
+    assert!(caught >= 35, "{caught} flips caught, {harmless} harmless");
+}
