@@ -49,8 +49,8 @@ use clap::{ArgMatches, Command};
 
 use crate::args;
 use data::Dataset;
-use frames::{Reread, Special};
-use measure::{Budget, Measured, Where};
+use frames::{Reread, Special, Where};
+use measure::{Budget, Measured};
 use ndslice::SliceKind;
 use reference::{RefLib, Settings};
 use slices::SliceWhere;
@@ -695,7 +695,7 @@ pub fn run(m: &ArgMatches) -> Result<(), String> {
             What::Chunked { chunk, limit } => {
                 measure::chunked(&d[..limit.min(d.len())], chunk, &c.s, lib.as_ref(), budget)
             }
-            What::SChunk { wh, nchunks } => measure::schunk(d, nchunks, &c.s, wh, lib.as_ref(), budget, &tmpdir),
+            What::SChunk { wh, nchunks } => frames::schunk(d, nchunks, &c.s, wh, lib.as_ref(), budget, &tmpdir),
             What::GetItem { chunk } => measure::getitem(d, chunk, &c.s, lib.as_ref(), budget),
             What::NdSlice { kind } => ndslice::slice(d, &c.s, kind, lib.as_ref(), budget),
             What::Frame { how } => {

@@ -1,5 +1,7 @@
-//! The frame cells: a super-chunk written as a frame and read back the
-//! way programs get frames (`frame`: from a contiguous buffer, copied or
+//! The super-chunk cells: `schunk`, chunks appended to a super-chunk (in
+//! memory, as an in-memory frame or in a frame file) and read back from
+//! it; `frame`, a super-chunk written as a frame and read back the way
+//! programs get frames (`frame`: from a contiguous buffer, copied or
 //! read in place, or by reopening a frame file), and frames of special
 //! chunks (`special`: `fill_special` of zeros or NaNs, or a frame whose
 //! vlmetalayer is updated a few times). The compression time covers
@@ -15,7 +17,7 @@ use std::time::Instant;
 
 use blosc2::engine::schunk::SpecialKind;
 
-use super::measure::{even, finish, order, rel, touched, verify, Budget, Measured, WHO};
+use super::measure::{even, finish, order, poison, rel, touched, verify, Budget, Measured, WHO};
 use super::reference::{RefLib, Settings};
 use super::store::{self, Sc};
 
@@ -67,6 +69,27 @@ impl Special {
     }
 }
 
+/// Where a `schunk` cell's super-chunk lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// In memory, as separate chunks (`contiguous = false`).
+    Memory,
+    /// In memory, as a contiguous frame.
+    CFrame,
+    /// In a contiguous frame file.
+    File,
+}
+
+impl Where {
+    pub fn name(self) -> &'static str {
+        match self {
+            Where::Memory => "mem",
+            Where::CFrame => "cframe",
+            Where::File => "file",
+        }
+    }
+}
+
 fn paths(tmpdir: &Path, ns: usize, tag: &str) -> Vec<PathBuf> {
     (0..ns)
         .map(|k| tmpdir.join(format!("blosc2-bench-{}-{tag}-{}.b2frame", std::process::id(), WHO[k])))
@@ -90,6 +113,44 @@ fn read_all(sc: &mut Sc<'_>, out: &mut [u8], chunk: usize, who: &str) -> Result<
     Ok(())
 }
 
+/// A new super-chunk on side `k` (in the file `file` when given, which is
+/// removed first) with `src` appended in `chunk`-byte pieces, and the
+/// seconds that took.
+fn build<'l>(
+    k: usize,
+    lib: Option<&'l RefLib>,
+    s: &Settings,
+    contiguous: bool,
+    file: Option<&Path>,
+    src: &[u8],
+    chunk: usize,
+) -> Result<(Sc<'l>, f64), String> {
+    if let Some(p) = file {
+        store::remove(p);
+    }
+    let t = Instant::now();
+    let mut sc = store::new_sc(k, lib, s, contiguous, file)?;
+    for p in src.chunks(chunk) {
+        sc.append(p)?;
+    }
+    Ok((sc, t.elapsed().as_secs_f64()))
+}
+
+/// Append `nchunks` pieces of `data` to a new super-chunk stored `wh` and
+/// read them back with `decompress_chunk`; the compression time includes
+/// creating the super-chunk (and its file).
+pub fn schunk(
+    data: &[u8],
+    nchunks: usize,
+    s: &Settings,
+    wh: Where,
+    lib: Option<&RefLib>,
+    budget: Budget,
+    tmpdir: &Path,
+) -> Result<Measured, String> {
+    round_trip(data, nchunks, s, wh, None, lib, budget, tmpdir)
+}
+
 /// Write `nchunks` pieces of `data` as a frame and read them back `how`.
 pub fn reread(
     data: &[u8],
@@ -100,66 +161,94 @@ pub fn reread(
     budget: Budget,
     tmpdir: &Path,
 ) -> Result<Measured, String> {
+    let wh = if how == Reread::Reopened {
+        Where::File
+    } else {
+        Where::CFrame
+    };
+    round_trip(data, nchunks, s, wh, Some(how), lib, budget, tmpdir)
+}
+
+/// The `schunk` (`back` None: the super-chunk built is read) and `frame`
+/// cells (`back`: a new super-chunk over the frame written is read).
+#[allow(clippy::too_many_arguments)]
+fn round_trip(
+    data: &[u8],
+    nchunks: usize,
+    s: &Settings,
+    wh: Where,
+    back: Option<Reread>,
+    lib: Option<&RefLib>,
+    budget: Budget,
+    tmpdir: &Path,
+) -> Result<Measured, String> {
     let ns = if lib.is_some() { 2 } else { 1 };
     let chunk = (data.len() / nchunks) / 8 * 8;
     if chunk == 0 {
-        return Err("data too small for the frame cell".into());
+        return Err("data too small for the super-chunk".into());
     }
     let src = &data[..chunk * nchunks];
-    let files = paths(tmpdir, ns, "frame");
+    let files = paths(tmpdir, ns, if back.is_some() { "frame" } else { "schunk" });
     let mut outs: Vec<Vec<u8>> = (0..ns).map(|_| touched(src.len())).collect();
     let (mut ct, mut dt) = (vec![Vec::new(); ns], vec![Vec::new(); ns]);
     let mut ratio = vec![0.0; ns];
     let reps = even(budget.reps);
     // Repetition 0 is a warm-up.
     for rep in 0..=reps {
+        // Declared first: the super-chunks read from it and `built` share
+        // one lifetime.
         let mut cframes: Vec<Arc<Vec<u8>>> = (0..ns).map(|_| Arc::new(Vec::new())).collect();
-        let mut sizes = vec![0i64; ns];
+        let mut built: Vec<Option<Sc<'_>>> = (0..ns).map(|_| None).collect();
+        // The frame's size for `frame` cells (the file's once closed).
+        let mut frame_len = vec![0i64; ns];
         for k in order(rep, ns) {
-            let file = (how == Reread::Reopened).then(|| files[k].as_path());
-            if let Some(p) = file {
-                store::remove(p);
-            }
-            let t = Instant::now();
-            let mut sc = store::new_sc(k, lib, s, true, file)?;
-            for p in src.chunks(chunk) {
-                sc.append(p)?;
-            }
-            let secs = t.elapsed().as_secs_f64();
+            let file = (wh == Where::File).then(|| files[k].as_path());
+            let (mut sc, secs) = build(k, lib, s, wh != Where::Memory, file, src, chunk)?;
             if rep > 0 {
                 ct[k].push(secs);
             }
-            match file {
-                Some(_) => drop(sc),
-                None => cframes[k] = Arc::new(sc.cframe()?),
+            match (back, file) {
+                (None, _) => built[k] = Some(sc),
+                (Some(_), Some(p)) => {
+                    drop(sc);
+                    frame_len[k] = file_len(p)?;
+                }
+                (Some(_), None) => {
+                    cframes[k] = Arc::new(sc.cframe()?);
+                    frame_len[k] = cframes[k].len() as i64;
+                }
             }
-            sizes[k] = match file {
-                Some(p) => file_len(p)?,
-                None => cframes[k].len() as i64,
-            };
         }
         for out in outs.iter_mut() {
-            out.fill(0x5A);
+            poison(out, src, rep);
         }
         for k in order(rep, ns) {
             let t = Instant::now();
-            let mut sc = match how {
-                Reread::BufferCopy => store::from_buffer(k, lib, &cframes[k], true)?,
-                Reread::BufferShared => store::from_buffer(k, lib, &cframes[k], false)?,
-                Reread::Reopened => store::open(k, lib, &files[k])?,
+            let mut reread;
+            let sc = match back {
+                None => built[k].as_mut().ok_or("no super-chunk")?,
+                Some(how) => {
+                    reread = match how {
+                        Reread::BufferCopy => store::from_buffer(k, lib, &cframes[k], true)?,
+                        Reread::BufferShared => store::from_buffer(k, lib, &cframes[k], false)?,
+                        Reread::Reopened => store::open(k, lib, &files[k])?,
+                    };
+                    &mut reread
+                }
             };
-            read_all(&mut sc, &mut outs[k], chunk, WHO[k])?;
+            read_all(sc, &mut outs[k], chunk, WHO[k])?;
             if rep > 0 {
                 dt[k].push(t.elapsed().as_secs_f64());
             }
-            let (nb, _) = sc.sizes();
+            let (nb, cb) = sc.sizes();
             if nb != src.len() as i64 {
                 return Err(format!("{}: nbytes {nb}, expected {}", WHO[k], src.len()));
             }
+            let stored = if back.is_some() { frame_len[k] } else { cb };
+            ratio[k] = src.len() as f64 / stored.max(1) as f64;
         }
         for k in 0..ns {
             verify(&outs[k], src, WHO[k])?;
-            ratio[k] = src.len() as f64 / sizes[k].max(1) as f64;
         }
     }
     for p in &files {
@@ -168,7 +257,7 @@ pub fn reread(
     Ok(Measured {
         sides: finish(ratio, src.len(), &ct, &dt),
         rel: rel(&ct, &dt),
-        kind: "frame",
+        kind: if back.is_some() { "frame" } else { "schunk" },
         identical: None,
         units: (nchunks, nchunks),
         reps,

@@ -3,15 +3,13 @@
 //! verifying every round trip, and keeping medians.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use blosc2::engine::constants::{blosc2_flags, flags, special, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::params::{CParams, DParams};
-use blosc2::engine::schunk::{SChunk, Storage};
 
-use super::reference::{RefCtx, RefLib, RefSChunk, Settings};
+use super::reference::{RefCtx, RefLib, Settings};
 
 /// What one side produced in one cell.
 #[derive(Debug, Clone, Default)]
@@ -181,7 +179,7 @@ pub(super) fn touched(n: usize) -> Vec<u8> {
 
 /// Make sure a stale destination cannot pass verification: flip one byte
 /// per page (cheap, and it leaves the caches alone).
-fn poison(out: &mut [u8], src: &[u8], rep: usize) {
+pub(super) fn poison(out: &mut [u8], src: &[u8], rep: usize) {
     let first = (rep * 611) % 4096;
     for p in (first..out.len().min(src.len())).step_by(4096) {
         out[p] = !src[p];
@@ -445,158 +443,6 @@ pub fn chunked(
         bytes: src.len(),
         memcpy: Some(src.len() as f64 / 1e6 / median(&mt).max(1e-9)),
         memcpy_rel: dt.iter().map(|d| relative_to_memcpy(&mt, d)).collect(),
-    })
-}
-
-/// Where a super-chunk lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Where {
-    /// In memory, as separate chunks (`contiguous = false`).
-    Memory,
-    /// In memory, as a contiguous frame.
-    CFrame,
-    /// In a contiguous frame file.
-    File,
-}
-
-impl Where {
-    pub fn name(self) -> &'static str {
-        match self {
-            Where::Memory => "mem",
-            Where::CFrame => "cframe",
-            Where::File => "file",
-        }
-    }
-}
-
-enum AnySChunk<'l> {
-    Ours(Box<SChunk>),
-    Ref(RefSChunk<'l>),
-}
-
-fn remove(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    let _ = std::fs::remove_dir_all(path);
-}
-
-/// Append `nchunks` pieces of `data` to a new super-chunk and read them
-/// back with `decompress_chunk`; the compression time includes creating
-/// the super-chunk (and its file).
-pub fn schunk(
-    data: &[u8],
-    nchunks: usize,
-    s: &Settings,
-    wh: Where,
-    lib: Option<&RefLib>,
-    budget: Budget,
-    tmpdir: &Path,
-) -> Result<Measured, String> {
-    let ns = if lib.is_some() { 2 } else { 1 };
-    let chunk = (data.len() / nchunks) / 8 * 8;
-    if chunk == 0 {
-        return Err("data too small for the super-chunk".into());
-    }
-    let src = &data[..chunk * nchunks];
-    let paths: Vec<PathBuf> = (0..ns)
-        .map(|k| tmpdir.join(format!("blosc2-bench-{}-{}.b2frame", std::process::id(), WHO[k])))
-        .collect();
-    let mut outs: Vec<Vec<u8>> = (0..ns).map(|_| touched(src.len())).collect();
-    let (cp, dp) = our_params(s);
-    let mut ct = vec![Vec::new(); ns];
-    let mut dt = vec![Vec::new(); ns];
-    let mut ratio = vec![0.0; ns];
-    let reps = even(budget.reps);
-    // Repetition 0 is a warm-up.
-    let mut rep = 0;
-    while rep <= reps {
-        let ord = order(rep, ns);
-        let mut scs: Vec<Option<AnySChunk<'_>>> = (0..ns).map(|_| None).collect();
-        for &k in &ord {
-            let url = (wh == Where::File).then(|| paths[k].clone());
-            if let Some(p) = &url {
-                remove(p);
-            }
-            let t = Instant::now();
-            let mut sc = if k == 0 {
-                AnySChunk::Ours(Box::new(
-                    SChunk::new(Storage {
-                        contiguous: wh != Where::Memory,
-                        urlpath: url.as_ref().map(|p| p.to_string_lossy().into_owned()),
-                        cparams: cp.clone(),
-                        dparams: dp.clone(),
-                        fs: None,
-                    })
-                    .map_err(|e| format!("our schunk_new: {e}"))?,
-                ))
-            } else {
-                let lib = lib.ok_or("no reference")?;
-                AnySChunk::Ref(lib.schunk(s, wh != Where::Memory, url.as_deref())?)
-            };
-            for p in src.chunks(chunk) {
-                match &mut sc {
-                    AnySChunk::Ours(o) => {
-                        o.append_buffer(p).map_err(|e| format!("our append_buffer: {e}"))?;
-                    }
-                    AnySChunk::Ref(r) => {
-                        r.append_buffer(p)?;
-                    }
-                }
-            }
-            if rep > 0 {
-                ct[k].push(t.elapsed().as_secs_f64());
-            }
-            scs[k] = Some(sc);
-        }
-        for out in outs.iter_mut() {
-            poison(out, src, rep);
-        }
-        for &k in &ord {
-            let out = &mut outs[k];
-            let Some(sc) = scs[k].as_mut() else { continue };
-            let t = Instant::now();
-            for (i, o) in out.chunks_mut(chunk).enumerate() {
-                let got = match sc {
-                    AnySChunk::Ours(x) => x
-                        .decompress_chunk(i as i64, o)
-                        .map_err(|e| format!("our decompress_chunk: {e}"))?,
-                    AnySChunk::Ref(r) => r.decompress_chunk(i as i64, o)?,
-                };
-                if got != chunk {
-                    return Err(format!("{}: chunk {i} gave {got} bytes", WHO[k]));
-                }
-            }
-            if rep > 0 {
-                dt[k].push(t.elapsed().as_secs_f64());
-            }
-        }
-        for k in 0..ns {
-            verify(&outs[k], src, WHO[k])?;
-            let (nb, cb) = match scs[k].as_ref() {
-                Some(AnySChunk::Ours(x)) => (x.nbytes(), x.cbytes()),
-                Some(AnySChunk::Ref(r)) => r.sizes(),
-                None => (0, 1),
-            };
-            if nb != src.len() as i64 {
-                return Err(format!("{}: super-chunk nbytes {nb}, expected {}", WHO[k], src.len()));
-            }
-            ratio[k] = nb as f64 / cb.max(1) as f64;
-        }
-        drop(scs);
-        rep += 1;
-    }
-    for p in &paths {
-        remove(p);
-    }
-    Ok(Measured {
-        sides: finish(ratio, src.len(), &ct, &dt),
-        rel: rel(&ct, &dt),
-        kind: "schunk",
-        identical: None,
-        units: (nchunks, nchunks),
-        reps,
-        bytes: src.len(),
-        memcpy: None,
-        memcpy_rel: None,
     })
 }
 
