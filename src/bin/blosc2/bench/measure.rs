@@ -446,6 +446,19 @@ pub fn chunked(
     })
 }
 
+/// For cells timed per call (getitem, slices): how many calls fill a
+/// repetition's share of the budget, given the calibrated seconds per
+/// call (at least `min_calls`, at most `max_calls`), and how many
+/// repetitions; cheap cells (the call count is capped) repeat more, as in
+/// `chunked`.
+pub(super) fn calls_and_reps(budget: Budget, per_call: f64, min_calls: usize, max_calls: usize) -> (usize, usize) {
+    let calls = ((budget.seconds / budget.reps as f64 / per_call.max(1e-9)) as usize).clamp(min_calls, max_calls);
+    let reps = even(
+        ((budget.seconds / 2.0 / (calls as f64 * per_call).max(1e-9)) as usize).clamp(budget.reps, 10 * budget.reps),
+    );
+    (calls, reps)
+}
+
 /// Getitem of one item at pseudo-random positions of a compressed chunk of
 /// up to `chunk` bytes. Speeds are calls per second.
 pub fn getitem(
@@ -493,11 +506,7 @@ pub fn getitem(
     for k in 0..ns {
         per_call += run(&mut sd[k], &comps[comp_of(k)], 16, WHO[k])? / 16.0;
     }
-    let calls = ((budget.seconds / budget.reps as f64 / per_call.max(1e-9)) as usize).clamp(16, idx.len());
-    // Cheap cells (the call count is capped) repeat more, as in `chunked`.
-    let reps = even(
-        ((budget.seconds / 2.0 / (calls as f64 * per_call).max(1e-9)) as usize).clamp(budget.reps, 10 * budget.reps),
-    );
+    let (calls, reps) = calls_and_reps(budget, per_call, 16, idx.len());
     let mut dt = vec![Vec::new(); ns];
     for rep in 0..reps {
         for k in order(rep, ns) {

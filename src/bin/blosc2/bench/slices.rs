@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::measure::{even, finish, order, rel, Budget, Measured, WHO};
+use super::measure::{calls_and_reps, finish, order, rel, Budget, Measured, WHO};
 use super::reference::{RefLib, Settings};
 use super::store::{self, Sc};
 
@@ -112,10 +112,7 @@ pub fn slices(
     for k in 0..ns {
         per_call += run(&mut scs[k], 8, WHO[k])? / 8.0;
     }
-    let calls = ((budget.seconds / budget.reps as f64 / per_call.max(1e-9)) as usize).clamp(8, idx.len());
-    let reps = even(
-        ((budget.seconds / 2.0 / (calls as f64 * per_call).max(1e-9)) as usize).clamp(budget.reps, 10 * budget.reps),
-    );
+    let (calls, reps) = calls_and_reps(budget, per_call, 8, idx.len());
     let mut dt = vec![Vec::new(); ns];
     for rep in 0..reps {
         for k in order(rep, ns) {
