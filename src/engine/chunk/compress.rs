@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::blocksize::{compute_blocksize, split_block};
+use super::instr;
 
 /// Everything fixed for one chunk before its blocks are encoded.
 pub(crate) struct Plan<'a> {
@@ -36,6 +37,8 @@ pub(crate) struct Plan<'a> {
     pub hl: usize,
     /// Whether a block of zeros skips the filters (see [`zeros_skip_filters`]).
     pub zero_blocks_skip_filters: bool,
+    /// Whether streams are replaced by instrumentation records (`instr_codec`).
+    pub instr: bool,
 }
 
 impl Plan<'_> {
@@ -97,6 +100,36 @@ impl Plan<'_> {
     /// Total number of streams over the chunk (for the zero-run collapse).
     fn total_streams(&self) -> usize {
         (0..self.nblocks).map(|j| self.nstreams(j, self.block_range(j).1)).sum()
+    }
+
+    /// Upper bound of block `j` once encoded.
+    fn block_bound(&self, j: usize) -> usize {
+        let bsize = self.block_range(j).1;
+        let nstreams = self.nstreams(j, bsize);
+        let records = if self.instr {
+            (4 + instr::RECORD_LEN) * nstreams
+        } else {
+            0
+        };
+        block_bound(bsize, nstreams).max(records)
+    }
+
+    /// Give the header of the `n`-byte instrumented chunk in `dest` the
+    /// sizes of its records, as 3.3.5 does after encoding (memcpyed
+    /// chunks included: it counts their streams from the split flag).
+    fn finish_instr(&self, dest: &mut [u8], n: usize) {
+        if !self.instr || n < EXTENDED_HEADER_LENGTH {
+            return;
+        }
+        let split = dest[2] & flags::DONT_SPLIT == 0;
+        let nstreams = match (split, self.leftover > 0) {
+            (false, _) => self.nblocks,
+            (true, true) => (self.nblocks - 1) * self.typesize + 1,
+            (true, false) => self.nblocks * self.typesize,
+        };
+        let (nbytes, blocksize) = instr::header_sizes(nstreams, split, self.typesize);
+        dest[4..8].copy_from_slice(&nbytes.to_le_bytes());
+        dest[8..12].copy_from_slice(&blocksize.to_le_bytes());
     }
 }
 
@@ -171,6 +204,8 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         HeaderFormat::Blosc1 { version } => (MIN_HEADER_LENGTH, version),
     };
     let extended = hl == EXTENDED_HEADER_LENGTH;
+    // 3.3.5 flags instrumentation in the extended header only.
+    let instr = cp.instr_codec && extended;
     let plan = Plan {
         cp,
         src,
@@ -182,7 +217,8 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         spec,
         nchunk,
         hl,
-        zero_blocks_skip_filters: zeros_skip_filters(cp, &spec, src, bs, hl),
+        zero_blocks_skip_filters: !instr && zeros_skip_filters(cp, &spec, src, bs, hl),
+        instr,
     };
 
     let mut hdr = ChunkHeader {
@@ -203,13 +239,15 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
         compcode: cp.compcode,
         compcode_meta: cp.compcode_meta,
         blosc2_flags2: 0,
-        blosc2_flags: 0,
+        blosc2_flags: if instr { blosc2_flags::INSTR_CODEC } else { 0 },
         header_len: hl,
     };
     let memcpy_from_start = cp.clevel == 0 || nbytes < MIN_BUFFERSIZE || hl + 4 * nblocks > dest.len();
     let base_flags = if extended { flags::EXTENDED_HEADER } else { 0 };
     if memcpy_from_start {
-        return store_memcpyed(&mut hdr, base_flags | flags::MEMCPYED, &plan, dest, pool);
+        let n = store_memcpyed(&mut hdr, base_flags | flags::MEMCPYED, &plan, dest, pool)?;
+        plan.finish_instr(dest, n);
+        return Ok(n);
     }
     // Header flags for a compressed chunk. Extended headers keep the
     // filters in bytes 16-29; Blosc1 headers signal them here.
@@ -236,10 +274,13 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
     } else {
         encode_blocks(&plan, &hdr, dest, pool, None)?
     };
-    if n == 0 {
+    let n = if n == 0 {
         // Last chance: store the data as is when it fits.
-        return store_memcpyed(&mut hdr, hflags | flags::MEMCPYED, &plan, dest, pool);
-    }
+        store_memcpyed(&mut hdr, hflags | flags::MEMCPYED, &plan, dest, pool)?
+    } else {
+        n
+    };
+    plan.finish_instr(dest, n);
     Ok(n)
 }
 
@@ -388,7 +429,7 @@ fn encode_blocks(
             }
             plan.reserve(ws);
             let mut buf = std::mem::take(&mut ws.c);
-            let bound = block_bound(plan.block_range(j).1, plan.typesize);
+            let bound = plan.block_bound(j);
             if buf.len() < bound {
                 buf.resize(bound, 0);
             }
@@ -606,8 +647,62 @@ fn encode_block(
         words.fill(0);
         return Ok(Some(4 * nstreams));
     }
+    let started = instr::now();
     let filtered = filter_block(plan, j, a, b, d, tid)?;
+    if plan.instr {
+        return encode_records(plan, filtered, nstreams, neblock, out, codec, started.elapsed());
+    }
     encode_streams(plan, filtered, nstreams, neblock, out, codec, dict)
+}
+
+/// Encode the streams of a filtered block as 3.3.5's `instr_codec` does:
+/// each is coded (or found to be a run) and timed, and only its
+/// [`instr::Record`] is stored, behind a csize word of 16.
+fn encode_records(
+    plan: &Plan<'_>,
+    filtered: &[u8],
+    nstreams: usize,
+    neblock: usize,
+    out: &mut [u8],
+    codec_scratch: &mut codecs::CodecScratch,
+    filter_time: std::time::Duration,
+) -> Result<Option<usize>> {
+    let step = 4 + instr::RECORD_LEN;
+    if out.len() < nstreams * step {
+        return Ok(None);
+    }
+    let mut coded = vec![0u8; neblock];
+    for (s, slot) in out.chunks_exact_mut(step).take(nstreams).enumerate() {
+        let started = instr::now();
+        let stream = &filtered[s * neblock..(s + 1) * neblock];
+        let (stored, run) = if is_run(stream) {
+            (instr::run_stored_len(stream.first().copied().unwrap_or(0)), true)
+        } else {
+            let n = code_stream(plan, stream, &mut coded, codec_scratch, None)?;
+            // An incompressible stream is stored raw; the word counts too.
+            (if n == 0 { neblock } else { n } + 4, false)
+        };
+        let record = instr::Record::new(neblock, stored, started.elapsed(), filter_time, run);
+        slot[..4].copy_from_slice(&(instr::RECORD_LEN as i32).to_le_bytes());
+        slot[4..].copy_from_slice(&record.to_bytes());
+    }
+    Ok(Some(nstreams * step))
+}
+
+/// Code one stream into `out` with the chunk's codec; 0 when it did not
+/// fit.
+fn code_stream(
+    plan: &Plan<'_>,
+    stream: &[u8],
+    out: &mut [u8],
+    codec_scratch: &mut codecs::CodecScratch,
+    dict: Option<&Dict<'_>>,
+) -> Result<usize> {
+    if plan.cp.compcode >= codec::GLOBAL_REGISTERED_START {
+        plugins::codec_encode(plan.cp.compcode, plan.cp.compcode_meta, stream, out, &plan.call())
+    } else {
+        codecs::compress_stream(plan.cp.compcode, plan.cp.clevel, stream, out, dict, codec_scratch)
+    }
 }
 
 fn encode_streams(
@@ -644,24 +739,7 @@ fn encode_streams(
         if maxout == 0 {
             return Ok(None);
         }
-        let cbytes = if plan.cp.compcode >= codec::GLOBAL_REGISTERED_START {
-            plugins::codec_encode(
-                plan.cp.compcode,
-                plan.cp.compcode_meta,
-                stream,
-                &mut out[pos..pos + maxout],
-                &plan.call(),
-            )?
-        } else {
-            codecs::compress_stream(
-                plan.cp.compcode,
-                plan.cp.clevel,
-                stream,
-                &mut out[pos..pos + maxout],
-                dict,
-                codec_scratch,
-            )?
-        };
+        let cbytes = code_stream(plan, stream, &mut out[pos..pos + maxout], codec_scratch, dict)?;
         let cbytes = if cbytes == 0 || cbytes >= neblock {
             if pos + neblock > out.len() {
                 return Ok(None);

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use crate::engine::bulk;
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{
-    blosc2_flags2, codec_format, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
+    blosc2_flags, blosc2_flags2, codec_format, special, version, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_DICT_SIZE,
     MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
 };
 use crate::engine::error::{Error, Result};
@@ -139,8 +139,11 @@ impl<'a> Chunk<'a> {
             let nb = (hdr.nbytes as usize).div_ceil(bs);
             (nb, bs, hdr.nbytes as usize % bs)
         };
+        // The filters did not make an instrumented chunk's records, so
+        // they are not undone (3.3.5 skips them, postfilter included).
+        let instr = hdr.is_extended() && hdr.blosc2_flags & blosc2_flags::INSTR_CODEC != 0;
         let spec = FilterSpec {
-            filters: hdr.filters,
+            filters: if instr { [0; 6] } else { hdr.filters },
             meta: hdr.filters_meta,
             typesize: hdr.effective_typesize(),
             chunk_version: hdr.version,
@@ -181,6 +184,11 @@ impl<'a> Chunk<'a> {
             chunk.vl = vl_layout(&chunk, bstarts_end)?;
         }
         Ok(chunk)
+    }
+
+    /// Whether the chunk holds instrumentation records (`instr_codec`).
+    pub(crate) fn instrumented(&self) -> bool {
+        self.hdr.is_extended() && self.hdr.blosc2_flags & blosc2_flags::INSTR_CODEC != 0
     }
 
     /// Offset of block `j` (from bstarts).
@@ -577,7 +585,7 @@ fn decode_block_at(
     ws: &mut WorkerScratch,
 ) -> Result<()> {
     let bsize = out.len();
-    let post = opts.postfilter;
+    let post = opts.postfilter.filter(|_| !chunk.instrumented());
     let call = chunk.call(opts.plugins);
     let backward = chunk.spec.any_backward();
     let direct = chunk.special != 0 || chunk.memcpyed || !backward;

@@ -5,6 +5,7 @@ pub mod blocksize;
 pub mod compress;
 pub mod decompress;
 pub mod getitem;
+pub mod instr;
 pub mod special;
 pub mod vlblocks;
 

@@ -468,3 +468,40 @@ fn decompress_blocks_packs_the_blocks_asked_for() {
         }
     }
 }
+
+/// `instr_codec` chunks hold one 16-byte record per stream (flag 0x80 in
+/// the header), and decompress to those records with the filters skipped,
+/// whatever the thread count; runs are flagged.
+#[test]
+fn instrumented_chunks_hold_one_record_per_stream() {
+    use crate::engine::constants::blosc2_flags;
+    let floats: Vec<u8> = (0..100_000).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    for (split, nthreads, streams_per_block) in [(splitmode::NEVER, 1, 1), (splitmode::ALWAYS, 2, 4)] {
+        let mut p = cp(codec::BLOSCLZ, 5, 4, [0, 0, 0, 0, 0, filter::SHUFFLE], split, nthreads);
+        p.instr_codec = true;
+        p.blocksize = 40_000;
+        let c = compress_vec(&p, &floats).unwrap();
+        assert_eq!(c[31] & blosc2_flags::INSTR_CODEC, blosc2_flags::INSTR_CODEC);
+        let nstreams = 10 * streams_per_block;
+        let (nbytes, cbytes, blocksize) = cbuffer_sizes(&c).unwrap();
+        assert_eq!(
+            (nbytes, blocksize),
+            (16 * nstreams as i32, 16 * streams_per_block as i32)
+        );
+        assert_eq!(cbytes as usize, EXTENDED_HEADER_LENGTH + 4 * 10 + 20 * nstreams);
+        let records = decompress_vec(&c).unwrap();
+        assert_eq!(records.len(), 16 * nstreams);
+        for r in records.chunks_exact(16) {
+            let cratio = f32::from_ne_bytes(r[0..4].try_into().unwrap());
+            assert!(cratio > 1.0, "{cratio}");
+            assert!(f32::from_ne_bytes(r[4..8].try_into().unwrap()) > 0.0);
+        }
+    }
+    let mut p = cp(codec::LZ4, 5, 4, [0; 6], splitmode::NEVER, 1);
+    p.instr_codec = true;
+    let zeros = vec![0u8; 64 * 1024];
+    let records = decompress_vec(&compress_vec(&p, &zeros).unwrap()).unwrap();
+    assert!(records
+        .chunks_exact(16)
+        .all(|r| r[12] == 1 && f32::from_ne_bytes(r[0..4].try_into().unwrap()) > 1000.0));
+}
