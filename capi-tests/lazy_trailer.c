@@ -1,7 +1,11 @@
 /* A lazy chunk (blosc2_schunk_get_lazychunk of a file frame) handed back
  * shorter than its trailer is refused with BLOSC2_ERROR_READ_BUFFER, as
- * 3.3.5 does, for regular and VL-block chunks; whole, it decompresses. */
+ * 3.3.5 does, for regular and VL-block chunks; whole, it decompresses
+ * (the blocks of a lazy VL chunk one by one, or all, read from the frame). */
 #include "schunk_common.h"
+
+/* The blocks of the VL chunk, as given to blosc2_vlcompress_ctx. */
+static const void *first_blocks[3];
 
 static void check_truncated(blosc2_schunk *sc, int64_t nchunk, bool vl) {
   uint8_t *lazy;
@@ -12,15 +16,33 @@ static void check_truncated(blosc2_schunk *sc, int64_t nchunk, bool vl) {
     return;
   }
   if (vl) {
+    /* Whole, its blocks are read from the frame, one by one or all. */
+    static const int32_t want[3] = {400, 800, 4000};
     uint8_t *block = NULL;
     int32_t bsize;
+    for (int i = 0; i < 3; i++) {
+      CHECK_EQ(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize, i, &block, &bsize), want[i]);
+      CHECK_EQ(bsize, want[i]);
+      CHECK(block != NULL && ((int32_t *)block)[1] == ((int32_t *)first_blocks[i])[1]);
+      free(block);
+      block = NULL;
+    }
+    void *dests[4];
+    int32_t dsizes[4];
 #ifdef CAPI_REFERENCE
-    /* (Reading the blocks of a whole lazy VL chunk from its frame is not
-     * done by this library yet.) */
-    CHECK(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize, 0, &block, &bsize) > 0);
-    free(block);
-    block = NULL;
+    /* 3.3.5 does not read a lazy chunk's blocks for the whole-chunk call. */
+    CHECK_EQ(blosc2_vldecompress_ctx(sc->dctx, lazy, csize, dests, dsizes, 4), BLOSC2_ERROR_WRITE_BUFFER);
+#else
+    CHECK_EQ(blosc2_vldecompress_ctx(sc->dctx, lazy, csize, dests, dsizes, 4), 3);
+    for (int i = 0; i < 3; i++) {
+      CHECK_EQ(dsizes[i], want[i]);
+      CHECK(memcmp(dests[i], first_blocks[i], want[i]) == 0);
+      free(dests[i]);
+    }
 #endif
+    /* Past the last block, or truncated: refused, nothing handed out. */
+    CHECK_EQ(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize, 3, &block, &bsize), BLOSC2_ERROR_INVALID_PARAM);
+    CHECK(block == NULL);
     CHECK_EQ(blosc2_vldecompress_block_ctx(sc->dctx, lazy, csize - 4, 0, &block, &bsize),
              BLOSC2_ERROR_READ_BUFFER);
     CHECK(block == NULL);
@@ -56,6 +78,7 @@ int main(void) {
   blosc2_storage vst = {.contiguous = true, .urlpath = scratch_path("vl.b2frame"), .cparams = &cp};
   blosc2_schunk *vsc = blosc2_schunk_new(&vst);
   const void *srcs[3] = {data, data + 100, data + 1000};
+  memcpy(first_blocks, srcs, sizeof(srcs));
   int32_t sizes[3] = {400, 800, 4000};
   int32_t cap = 5200 + BLOSC2_MAX_OVERHEAD;
   uint8_t *chunk = xmalloc(cap);

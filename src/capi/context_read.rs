@@ -14,6 +14,28 @@ use super::context::{ctx_in_mode, ctx_ref, decompress_with, getitem_with, Range}
 use super::schunk::{is_lazy_header, item_range, resolve_lazy};
 use super::types::blosc2_context;
 
+/// Call `read` with the chunk at `src` (`srcsize` bytes): as it is, or,
+/// for a lazy chunk, completed from its super-chunk (`schunk`, or any open
+/// one when NULL; only the bytes in `range` when given) first. The one
+/// place every read entry point turns a lazy chunk into a whole one.
+///
+/// # Safety
+/// `src` must be NULL or readable for `srcsize` bytes.
+pub(crate) unsafe fn with_whole_chunk(
+    src: *const c_void,
+    srcsize: i32,
+    schunk: *mut c_void,
+    range: Option<(i64, i64)>,
+    read: impl FnOnce(*const c_void, i32) -> c_int,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    match unsafe { resolve_lazy(src, srcsize, schunk, range) } {
+        Ok(Some(full)) => read(full.as_ptr().cast(), i32::try_from(full.len()).unwrap_or(i32::MAX)),
+        Ok(None) => read(src, srcsize),
+        Err(code) => code,
+    }
+}
+
 /// Decompress the chunk at `src` (`srcsize` bytes available) into `dest`
 /// with a decompression context. Returns the decompressed size or a
 /// negative error code. A mask set with `blosc2_set_maskout` applies to
@@ -38,18 +60,13 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         };
         // A lazy chunk is completed from its super-chunk first (before the
         // engine is locked: the super-chunk may be using this context).
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { resolve_lazy(src, srcsize, c.schunk(), None) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe { blosc2_decompress_ctx(context, full.as_ptr().cast(), len, dest, destsize) };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
+        // SAFETY: `src` readable for `srcsize` bytes, `dest` writable for
+        // `destsize`, per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, c.schunk(), None, |src, srcsize| {
+                decompress_with(c, src, srcsize, dest, destsize)
+            })
         }
-        // SAFETY: buffers per the contract.
-        unsafe { decompress_with(c, src, srcsize, dest, destsize) }
     })
 }
 
@@ -98,31 +115,12 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
         let range = unsafe { lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
-        // SAFETY: as above.
-        match unsafe { resolve_lazy(src, srcsize, c.schunk(), range) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe {
-                    blosc2_getitem_ctx(context, full.as_ptr().cast(), len, start, nitems, dest, destsize)
-                };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        match c.engine() {
-            // SAFETY: buffers per the contract.
-            Ok(mut e) => unsafe {
-                getitem_with(
-                    &mut e,
-                    src,
-                    srcsize,
-                    Range::Items(i64::from(start), i64::from(nitems)),
-                    dest,
-                    destsize,
-                )
-            },
-            Err(code) => code,
+        let items = Range::Items(i64::from(start), i64::from(nitems));
+        // SAFETY: as above; `dest` writable for `destsize` per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, c.schunk(), range, |src, srcsize| {
+                getitem_in(c, src, srcsize, items, dest, destsize)
+            })
         }
     })
 }
@@ -151,31 +149,33 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         };
         // Only the blocks holding the bytes are read from disk.
         let range = Some((i64::from(start), i64::from(nbytes)));
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { resolve_lazy(src, srcsize, c.schunk(), range) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe {
-                    blosc2_getitem_bytes_ctx(context, full.as_ptr().cast(), len, start, nbytes, dest, destsize)
-                };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        match c.engine() {
-            // SAFETY: buffers per the contract.
-            Ok(mut e) => unsafe {
-                getitem_with(
-                    &mut e,
-                    src,
-                    srcsize,
-                    Range::Bytes(i64::from(start), i64::from(nbytes)),
-                    dest,
-                    destsize,
-                )
-            },
-            Err(code) => code,
+        let bytes = Range::Bytes(i64::from(start), i64::from(nbytes));
+        // SAFETY: `src` readable for `srcsize` bytes, `dest` writable for
+        // `destsize`, per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, c.schunk(), range, |src, srcsize| {
+                getitem_in(c, src, srcsize, bytes, dest, destsize)
+            })
         }
     })
+}
+
+/// `range` of the chunk at `src` into `dest` through the engine of `c`.
+///
+/// # Safety
+/// `src` must be NULL or readable for `srcsize` bytes, `dest` NULL or
+/// writable for `destsize` bytes.
+unsafe fn getitem_in(
+    c: &blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    range: Range,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    match c.engine() {
+        // SAFETY: forwarded contract.
+        Ok(mut e) => unsafe { getitem_with(&mut e, src, srcsize, range, dest, destsize) },
+        Err(code) => code,
+    }
 }

@@ -22,7 +22,7 @@ use super::context::{
     blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, compress_buffers, decompress_buffers,
     getitem_with, Range,
 };
-use super::context_read::{blosc2_decompress_ctx, lazy_item_range};
+use super::context_read::{blosc2_decompress_ctx, lazy_item_range, with_whole_chunk};
 use super::convert::{build_filters, clevel_u8, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::env;
 use super::global_state::{globals, Globals, GLOBALS};
@@ -341,50 +341,54 @@ pub unsafe extern "C" fn blosc2_decompress(
     ffi_boundary!(ERR_FAILURE, {
         // A lazy chunk is completed from the on-disk super-chunk it came
         // from (before the global lock is taken).
-        // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), None) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe { blosc2_decompress(full.as_ptr().cast(), len, dest, destsize) };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
+        // SAFETY: `src` readable for `srcsize` bytes, `dest` writable for
+        // `destsize`, per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, std::ptr::null_mut(), None, |src, srcsize| {
+                decompress_globally(src, srcsize, dest, destsize)
+            })
         }
-        let mut g = globals();
-        if let Some(n) = env::nthreads() {
-            if n <= 0 || n > i64::from(i16::MAX) {
-                return ERR_INVALID_PARAM;
-            }
-            let _ = set_nthreads_locked(&mut g, n as i16);
-        }
-        if env::nolock() {
-            let dp = super::types::blosc2_dparams {
-                nthreads: g.nthreads,
-                ..DPARAMS_DEFAULTS
-            };
-            drop(g);
-            // SAFETY: plain parameters, no postfilter.
-            let dctx = unsafe { blosc2_create_dctx(dp) };
-            if dctx.is_null() {
-                return ERR_NULL_POINTER;
-            }
-            // SAFETY: live context; buffers per the contract.
-            let rc = unsafe { blosc2_decompress_ctx(dctx, src, srcsize, dest, destsize) };
-            // SAFETY: the context is ours and freed once.
-            unsafe { blosc2_free_ctx(dctx) };
-            return rc;
-        }
-        // SAFETY: buffers per the contract.
-        let (s, d) = match unsafe { decompress_buffers(src, srcsize, dest, destsize) } {
-            Ok(sd) => sd,
-            Err(code) => return code,
-        };
-        let n = g.nthreads;
-        let ctx = g.dctx.get_or_insert_with(|| Context::decompressor(DParams::default()));
-        ctx.set_nthreads(n);
-        to_code(ctx.decompress(s, d))
     })
+}
+
+/// `blosc2_decompress` of a whole (not lazy) chunk.
+///
+/// # Safety
+/// As `blosc2_decompress`.
+unsafe fn decompress_globally(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> c_int {
+    let mut g = globals();
+    if let Some(n) = env::nthreads() {
+        if n <= 0 || n > i64::from(i16::MAX) {
+            return ERR_INVALID_PARAM;
+        }
+        let _ = set_nthreads_locked(&mut g, n as i16);
+    }
+    if env::nolock() {
+        let dp = super::types::blosc2_dparams {
+            nthreads: g.nthreads,
+            ..DPARAMS_DEFAULTS
+        };
+        drop(g);
+        // SAFETY: plain parameters, no postfilter.
+        let dctx = unsafe { blosc2_create_dctx(dp) };
+        if dctx.is_null() {
+            return ERR_NULL_POINTER;
+        }
+        // SAFETY: live context; buffers per the contract.
+        let rc = unsafe { blosc2_decompress_ctx(dctx, src, srcsize, dest, destsize) };
+        // SAFETY: the context is ours and freed once.
+        unsafe { blosc2_free_ctx(dctx) };
+        return rc;
+    }
+    // SAFETY: buffers per the contract.
+    let (s, d) = match unsafe { decompress_buffers(src, srcsize, dest, destsize) } {
+        Ok(sd) => sd,
+        Err(code) => return code,
+    };
+    let n = g.nthreads;
+    let ctx = g.dctx.get_or_insert_with(|| Context::decompressor(DParams::default()));
+    ctx.set_nthreads(n);
+    to_code(ctx.decompress(s, d))
 }
 
 /// Copy `nitems` items starting at item `start` out of the chunk at `src`
@@ -407,27 +411,13 @@ pub unsafe extern "C" fn blosc2_getitem(
         // Only the blocks holding the items are read from disk.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
         let range = unsafe { lazy_item_range(src, srcsize, i64::from(start), i64::from(nitems)) };
-        // SAFETY: as above.
-        match unsafe { super::schunk::resolve_lazy(src, srcsize, std::ptr::null_mut(), range) } {
-            Ok(Some(full)) => {
-                let len = i32::try_from(full.len()).unwrap_or(i32::MAX);
-                // SAFETY: `full` holds `len` bytes; `dest` per the contract.
-                return unsafe { blosc2_getitem(full.as_ptr().cast(), len, start, nitems, dest, destsize) };
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-        let mut ctx = Context::decompressor(DParams::default());
-        // SAFETY: buffers per the contract.
+        let items = Range::Items(i64::from(start), i64::from(nitems));
+        // SAFETY: as above; `dest` writable for `destsize` per the contract.
         unsafe {
-            getitem_with(
-                &mut ctx,
-                src,
-                srcsize,
-                Range::Items(i64::from(start), i64::from(nitems)),
-                dest,
-                destsize,
-            )
+            with_whole_chunk(src, srcsize, std::ptr::null_mut(), range, |src, srcsize| {
+                let mut ctx = Context::decompressor(DParams::default());
+                getitem_with(&mut ctx, src, srcsize, items, dest, destsize)
+            })
         }
     })
 }

@@ -12,6 +12,7 @@ use super::boundary::{
     ERR_MAX_BUFSIZE_EXCEEDED, ERR_READ_BUFFER, SUCCESS,
 };
 use super::context::ctx_in_mode;
+use super::context_read::with_whole_chunk;
 use super::types::blosc2_context;
 
 /// Refuse VL-block chunks that claim blocks but no bytes: the engine's
@@ -171,37 +172,59 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         if srcsize < MIN_HEADER_LENGTH as i32 {
             return ERR_READ_BUFFER;
         }
-        // SAFETY: readable for `srcsize` bytes per the contract.
-        let s = match unsafe { bytes(src, i64::from(srcsize)) } {
-            Ok(s) => s,
-            Err(e) => return e.code(),
-        };
-        if let Err(code) = check_vl_layout(s) {
-            return code;
-        }
-        let nblocks = match crate::engine::chunk::vl_nblocks(s) {
-            Ok(n) => n,
-            Err(e) => return code_of(&e),
-        };
-        if nblocks > maxblocks {
-            return ERR_INVALID_PARAM;
-        }
-        let mut e = match c.engine() {
-            Ok(e) => e,
-            Err(code) => return code,
-        };
-        match e.vldecompress(s, MallocBuf::zeroed) {
-            Ok(bufs) => {
-                let n = bufs.len();
-                for (i, b) in bufs.into_iter().enumerate() {
-                    sizes[i] = i32::try_from(b.len()).unwrap_or(i32::MAX);
-                    outs[i] = b.into_raw().cast();
-                }
-                c_int::try_from(n).unwrap_or(c_int::MAX)
-            }
-            Err(err) => code_of(&err),
+        // A lazy chunk is completed from its super-chunk first.
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, c.schunk(), None, |src, srcsize| {
+                vldecompress_in(c, src, srcsize, outs, sizes, maxblocks)
+            })
         }
     })
+}
+
+/// `blosc2_vldecompress_ctx` of a whole (not lazy) chunk into `outs` /
+/// `sizes` (NULL / 0 filled).
+///
+/// # Safety
+/// `src` must be readable for `srcsize` bytes.
+unsafe fn vldecompress_in(
+    c: &blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    outs: &mut [*mut c_void],
+    sizes: &mut [i32],
+    maxblocks: i32,
+) -> c_int {
+    // SAFETY: readable for `srcsize` bytes per the contract.
+    let s = match unsafe { bytes(src, i64::from(srcsize)) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    if let Err(code) = check_vl_layout(s) {
+        return code;
+    }
+    let nblocks = match crate::engine::chunk::vl_nblocks(s) {
+        Ok(n) => n,
+        Err(e) => return code_of(&e),
+    };
+    if nblocks > maxblocks {
+        return ERR_INVALID_PARAM;
+    }
+    let mut e = match c.engine() {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    match e.vldecompress(s, MallocBuf::zeroed) {
+        Ok(bufs) => {
+            let n = bufs.len();
+            for (i, b) in bufs.into_iter().enumerate() {
+                sizes[i] = i32::try_from(b.len()).unwrap_or(i32::MAX);
+                outs[i] = b.into_raw().cast();
+            }
+            c_int::try_from(n).unwrap_or(c_int::MAX)
+        }
+        Err(err) => code_of(&err),
+    }
 }
 
 /// Decompress block `nblock` of a VL-block chunk into a new `malloc`ed
@@ -237,29 +260,53 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         if srcsize < MIN_HEADER_LENGTH as i32 {
             return ERR_READ_BUFFER;
         }
-        // SAFETY: readable for `srcsize` bytes per the contract.
-        let s = match unsafe { bytes(src, i64::from(srcsize)) } {
-            Ok(s) => s,
-            Err(e) => return e.code(),
-        };
-        if let Err(code) = check_vl_layout(s) {
-            return code;
-        }
-        let mut e = match c.engine() {
-            Ok(e) => e,
-            Err(code) => return code,
-        };
-        match e.vldecompress_block(s, nblock, MallocBuf::zeroed) {
-            Ok(b) => {
-                let n = i32::try_from(b.len()).unwrap_or(i32::MAX);
-                // SAFETY: both non-NULL and writable per the contract.
-                unsafe {
-                    put(destsize, n);
-                    put(dest, b.into_raw());
-                }
-                n
-            }
-            Err(err) => code_of(&err),
+        // A lazy chunk is completed from its super-chunk first (3.3.5
+        // reads the block from the frame).
+        // SAFETY: `src` readable for `srcsize` bytes, `dest` and
+        // `destsize` writable, per the contract.
+        unsafe {
+            with_whole_chunk(src, srcsize, c.schunk(), None, |src, srcsize| {
+                vldecompress_block_in(c, src, srcsize, nblock, dest, destsize)
+            })
         }
     })
+}
+
+/// `blosc2_vldecompress_block_ctx` of a whole (not lazy) chunk.
+///
+/// # Safety
+/// `src` must be readable for `srcsize` bytes; `dest` and `destsize`
+/// writable.
+unsafe fn vldecompress_block_in(
+    c: &blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    // SAFETY: readable for `srcsize` bytes per the contract.
+    let s = match unsafe { bytes(src, i64::from(srcsize)) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    if let Err(code) = check_vl_layout(s) {
+        return code;
+    }
+    let mut e = match c.engine() {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    match e.vldecompress_block(s, nblock, MallocBuf::zeroed) {
+        Ok(b) => {
+            let n = i32::try_from(b.len()).unwrap_or(i32::MAX);
+            // SAFETY: both non-NULL and writable per the contract.
+            unsafe {
+                put(destsize, n);
+                put(dest, b.into_raw());
+            }
+            n
+        }
+        Err(err) => code_of(&err),
+    }
 }
