@@ -9,6 +9,7 @@
 
 #include "test_common.h"
 
+#include "b2nd.h"
 #include "blosc2.h"
 
 int main(void) {
@@ -38,6 +39,16 @@ int main(void) {
   blosc2_schunk *sc = blosc2_schunk_new(&st);
   CHECK(blosc2_schunk_decompress_chunk(sc, 5, back, sizeof(back)) < 0);
   blosc2_schunk_free(sc);
+  /* Arguments refused before any work: one line each, as 3.3.5's
+   * BLOSC_ERROR_NULL ("Pointer is null") and BLOSC_TRACE_ERROR print. */
+  uint8_t *cframe;
+  int64_t cframe_len;
+  bool needs_free;
+  CHECK_EQ(b2nd_to_cframe(NULL, &cframe, &cframe_len, &needs_free), BLOSC2_ERROR_NULL_POINTER);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  CHECK_EQ(blosc2_vldecompress_block_ctx(dctx, chunk, csize, 0, NULL, NULL), BLOSC2_ERROR_INVALID_PARAM);
+  blosc2_free_ctx(dctx);
   blosc2_destroy();
 
   fflush(stderr);
@@ -51,7 +62,13 @@ int main(void) {
   CHECK(n >= 0);
   if (tracing) {
     CHECK(strstr(text, "[error] - ") != NULL);
-    CHECK(strstr(text, "\n") != NULL);
+    CHECK(strstr(text, "[error] - Pointer is null (") != NULL);
+    /* At least one line per failing call. */
+    int lines = 0;
+    for (char *p = text; (p = strstr(p, "[error] - ")) != NULL; p++) {
+      lines++;
+    }
+    CHECK(lines >= 4);
   } else {
     CHECK_EQ(n, 0);
   }

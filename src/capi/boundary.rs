@@ -34,16 +34,71 @@ pub(crate) const ERR_NULL_POINTER: c_int = -32;
 pub(crate) const ERR_MAX_BUFSIZE_EXCEEDED: c_int = -35;
 
 /// Run `body`, turning a panic into `on_panic` so that nothing unwinds
-/// into C (the release profile aborts on panic anyway; tests unwind).
+/// into C (the release profile aborts on panic anyway; tests unwind). A
+/// NULL-pointer or invalid-parameter code returned without a trace line
+/// gets 3.3.5's (see [`explain`]).
 macro_rules! ffi_boundary {
-    ($on_panic:expr, $body:block) => {
-        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $body)) {
+    ($on_panic:expr, $body:block) => {{
+        let traced_before = $crate::capi::trace::lines_so_far();
+        let outcome = match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $body)) {
             Ok(v) => v,
             Err(_) => $on_panic,
-        }
-    };
+        };
+        $crate::capi::boundary::explain(&outcome, traced_before);
+        outcome
+    }};
 }
 pub(crate) use ffi_boundary;
+
+/// What an export returns, as far as tracing is concerned: the error code
+/// it carries, if it is one.
+pub(crate) trait Outcome {
+    /// The `BLOSC2_ERROR_*` code this value stands for, if any.
+    fn error_code(&self) -> Option<c_int> {
+        None
+    }
+}
+
+impl Outcome for c_int {
+    fn error_code(&self) -> Option<c_int> {
+        Some(*self)
+    }
+}
+
+impl Outcome for i64 {
+    fn error_code(&self) -> Option<c_int> {
+        c_int::try_from(*self).ok()
+    }
+}
+
+impl Outcome for i16 {
+    fn error_code(&self) -> Option<c_int> {
+        Some(c_int::from(*self))
+    }
+}
+
+impl Outcome for () {}
+impl Outcome for bool {}
+impl<T> Outcome for *mut T {}
+impl<T> Outcome for *const T {}
+
+/// 3.3.5 prints an `[error]` line for the arguments it refuses
+/// (`BLOSC_ERROR_NULL`'s "Pointer is null", `BLOSC_TRACE_ERROR` before
+/// returning `BLOSC2_ERROR_INVALID_PARAM`). The exports return those codes
+/// straight from their argument checks, so the line is printed here, once
+/// per call: only when the call printed no line of its own since
+/// `traced_before` (see [`trace::lines_so_far`]).
+#[track_caller]
+pub(crate) fn explain(outcome: &impl Outcome, traced_before: u64) {
+    let message = match outcome.error_code() {
+        Some(ERR_NULL_POINTER) => "Pointer is null",
+        Some(code @ ERR_INVALID_PARAM) => Error::describe_code(code),
+        _ => return,
+    };
+    if trace::lines_so_far() == traced_before {
+        trace::error(message);
+    }
+}
 
 /// The one place where an engine error becomes a C error code; with
 /// `BLOSC_TRACE` set, the reason is printed as 3.3.5's `[error]` lines are.

@@ -3,8 +3,20 @@
 //! `BLOSC_TRACE` environment variable is set (to anything), one line each,
 //! `[<category>] - <message> (<file>:<line>)`.
 
+use std::cell::Cell;
 use std::io::Write;
 use std::panic::Location;
+
+thread_local! {
+    /// Lines printed by this thread so far.
+    static LINES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many trace lines this thread has printed (compared before and after
+/// a call to tell whether it explained itself).
+pub(crate) fn lines_so_far() -> u64 {
+    LINES.with(Cell::get)
+}
 
 /// Whether tracing is on (read at every trace: 3.3.5 calls `getenv` each
 /// time, so a program may turn it on while running).
@@ -20,6 +32,7 @@ fn line(category: &str, message: &str, at: &Location<'_>) -> String {
 
 fn trace(category: &str, message: &str, at: &Location<'_>) {
     if enabled() {
+        LINES.with(|n| n.set(n.get() + 1));
         let text = line(category, message, at);
         // One write per line, so lines from several threads do not mix.
         let _ = writeln!(std::io::stderr().lock(), "{text}");

@@ -22,8 +22,8 @@ use crate::recordio::{
 
 use super::alloc::MallocBuf;
 use super::boundary::{
-    bytes, c_str, ffi_boundary, put, ERR_DATA, ERR_FAILURE, ERR_INVALID_HEADER, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC,
-    ERR_NOT_FOUND, ERR_NULL_POINTER, ERR_READ_BUFFER, SUCCESS,
+    bytes, c_str, ffi_boundary, put, Outcome, ERR_DATA, ERR_FAILURE, ERR_INVALID_HEADER, ERR_INVALID_PARAM,
+    ERR_MEMORY_ALLOC, ERR_NOT_FOUND, ERR_NULL_POINTER, ERR_READ_BUFFER, SUCCESS,
 };
 
 mod scanner;
@@ -222,7 +222,7 @@ unsafe fn scanner_mut<'a>(s: *mut blosc2_recordio_scanner) -> Option<&'a mut blo
 
 /// Run `f` inside the FFI boundary; an `Err` is the code returned (already
 /// recorded as the thread's last error).
-fn guarded<T: From<c_int>>(f: impl FnOnce() -> Result<T, c_int>) -> T {
+fn guarded<T: From<c_int> + Outcome>(f: impl FnOnce() -> Result<T, c_int>) -> T {
     ffi_boundary!(T::from(ERR_FAILURE), { f().unwrap_or_else(T::from) })
 }
 
@@ -231,7 +231,7 @@ fn guarded<T: From<c_int>>(f: impl FnOnce() -> Result<T, c_int>) -> T {
 ///
 /// # Safety
 /// As [`writer_mut`].
-unsafe fn with_writer<T: From<c_int>>(
+unsafe fn with_writer<T: From<c_int> + Outcome>(
     w: *mut blosc2_recordio_writer,
     f: impl FnOnce(&mut blosc2_recordio_writer) -> Result<T, c_int>,
 ) -> T {
@@ -244,7 +244,7 @@ unsafe fn with_writer<T: From<c_int>>(
 ///
 /// # Safety
 /// As [`scanner_mut`].
-unsafe fn with_scanner<T: From<c_int>>(
+unsafe fn with_scanner<T: From<c_int> + Outcome>(
     s: *mut blosc2_recordio_scanner,
     f: impl FnOnce(&mut blosc2_recordio_scanner) -> Result<T, c_int>,
 ) -> T {
