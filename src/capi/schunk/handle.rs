@@ -204,6 +204,8 @@ pub(crate) struct State {
 struct Published {
     chunksize: i32,
     current_nchunk: i64,
+    /// The engine's context block size last copied into `schunk->cctx`.
+    context_blocksize: i32,
 }
 
 /// 3.3.5 grows `schunk->data` one memory page at a time.
@@ -328,6 +330,8 @@ impl State {
         let (chunksize, blocksize, flags2) = (self.sc.chunksize(), self.sc.blocksize(), self.sc.flags2());
         let current = self.sc.current_nchunk();
         let contiguous = self.sc.contiguous();
+        let context_blocksize = self.sc.context_blocksize();
+        let published_blocksize = self.published.context_blocksize;
         let p = self.public();
         p.nchunks = nchunks;
         p.nbytes = nbytes;
@@ -341,9 +345,19 @@ impl State {
             // SAFETY: our malloc'ed storage, alive with the handle.
             unsafe { (*p.storage).contiguous = contiguous };
         }
+        if context_blocksize != published_blocksize {
+            // 3.3.5's schunk->cctx keeps the block size of the last chunk
+            // it compressed, and blosc2_ctx_get_cparams reports it.
+            // SAFETY: NULL or the handle's live context.
+            if let Some(c) = unsafe { ctx_ref(p.cctx) } {
+                c.used_blocksize
+                    .store(context_blocksize, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
         self.published = Published {
             chunksize,
             current_nchunk: current,
+            context_blocksize,
         };
         self.sync_data();
     }
@@ -638,6 +652,7 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         published: Published {
             chunksize: -1,
             current_nchunk: -1,
+            context_blocksize: 0,
         },
         data: ptr::null_mut(),
         data_len: 0,

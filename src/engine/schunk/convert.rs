@@ -186,6 +186,7 @@ impl SChunk {
         }
         self.backend = Backend::Chunks(chunks);
         self.cbytes = cbytes;
+        self.current_nchunk = 0;
         if let Some(b) = blocksize {
             self.blocksize = b;
         }

@@ -154,7 +154,8 @@ impl SChunk {
             contiguous: false,
             urlpath: None,
             fs,
-            current_nchunk: -1,
+            // 3.3.5 starts every super-chunk (new, opened, copied) at 0.
+            current_nchunk: 0,
             lock: None,
         };
         s.refresh_plugin_env();
@@ -363,6 +364,13 @@ impl SChunk {
     /// `blosc2_flags2` of the chunks (bit 0: VL blocks).
     pub fn flags2(&self) -> u8 {
         self.flags2
+    }
+
+    /// The block size the compression context keeps from the last chunk
+    /// it compressed (what 3.3.5's `blosc2_ctx_get_cparams` reports for
+    /// `schunk->cctx`).
+    pub fn context_blocksize(&self) -> i32 {
+        self.sticky_blocksize
     }
 
     /// The chunk last accessed (`current_nchunk`).

@@ -202,7 +202,7 @@ impl SChunk {
         self.current_nchunk = n;
         self.commit(next, Edit::Update(i, c), |chunks| {
             let old = std::mem::replace(&mut chunks[i], c[..cb].to_vec());
-            cb as i64 - old.len() as i64
+            cb as i64 - counted_cbytes(&old)
         })?;
         Ok(self.nchunks())
     }
@@ -215,7 +215,7 @@ impl SChunk {
         if let Backend::Chunks(chunks) = &mut self.backend {
             c.truncate(cb);
             let old = std::mem::replace(&mut chunks[i], c);
-            self.cbytes += cb as i64 - old.len() as i64;
+            self.cbytes += cb as i64 - counted_cbytes(&old);
             self.set_counters(next);
             return Ok(self.nchunks());
         }
@@ -267,7 +267,7 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = n;
-        self.commit(next, Edit::Delete(i), |chunks| -(chunks.remove(i).len() as i64))?;
+        self.commit(next, Edit::Delete(i), |chunks| -counted_cbytes(&chunks.remove(i)))?;
         Ok(self.nchunks())
     }
 
@@ -583,6 +583,17 @@ pub(super) fn stored_chunk(backend: &mut Backend, n: i64) -> Result<Cow<'_, [u8]
     match backend {
         Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
         Backend::Frame(f) => f.chunk(n),
+    }
+}
+
+/// What 3.3.5 takes off `cbytes` for a chunk an update or delete removes: its
+/// size, but nothing for a chunk of `BLOSC2_MAX_OVERHEAD` bytes (a
+/// special-value chunk: it counts those as free).
+fn counted_cbytes(old: &[u8]) -> i64 {
+    if old.len() == MAX_OVERHEAD {
+        0
+    } else {
+        old.len() as i64
     }
 }
 
