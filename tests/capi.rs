@@ -12,31 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// `target/<profile>`, found from this test executable (`.../deps/capi-*`).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("deps dir");
-    deps.parent().expect("profile dir").to_path_buf()
-}
+mod built_lib;
+use built_lib::{built_library, profile_dir};
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The shared library Cargo built for this test run: `deps/libblosc2.so`
-/// (Cargo does not always copy it up to `target/<profile>/` for tests),
-/// or the newer of the two.
-fn built_library() -> PathBuf {
-    let profile = profile_dir();
-    let candidates = [profile.join("deps").join("libblosc2.so"), profile.join("libblosc2.so")];
-    let newest = candidates
-        .iter()
-        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p.clone())))
-        .max_by_key(|(t, _)| *t);
-    match newest {
-        Some((_, p)) => p,
-        None => panic!("libblosc2.so not built under {}", profile.display()),
-    }
 }
 
 /// A private directory holding a copy of the library under both names a

@@ -6,25 +6,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf()
-}
-
-/// The library built for this run (`deps/` or `target/<profile>/`, newest).
-fn built_library() -> PathBuf {
-    let profile = profile_dir();
-    let candidates = [profile.join("deps").join("libblosc2.so"), profile.join("libblosc2.so")];
-    candidates
-        .iter()
-        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p.clone())))
-        .max_by_key(|(t, _)| *t)
-        .map(|(_, p)| p)
-        .unwrap_or_else(|| panic!("libblosc2.so not built under {}", profile.display()))
-}
+mod built_lib;
+use built_lib::built_library;
 
 /// Names of the 164 functions of the 3.3.5 API.
 fn api_names() -> BTreeSet<String> {

@@ -11,6 +11,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod built_lib;
+use built_lib::{built_library, profile_dir};
+
 /// Declared by the headers but not exported yet: empty now that the
 /// plugin registry and the I/O backends are in. A function added to a
 /// header before its implementation goes here, and leaves once exported.
@@ -18,26 +21,6 @@ const NOT_YET_EXPORTED: &[&str] = &[];
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf()
-}
-
-/// The library built for this run (`deps/` or `target/<profile>/`, newest).
-fn built_library() -> PathBuf {
-    let profile = profile_dir();
-    let candidates = [profile.join("deps").join("libblosc2.so"), profile.join("libblosc2.so")];
-    candidates
-        .iter()
-        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p.clone())))
-        .max_by_key(|(t, _)| *t)
-        .map(|(_, p)| p)
-        .unwrap_or_else(|| panic!("libblosc2.so not built under {}", profile.display()))
 }
 
 /// The headers `cmake --install` puts in `P/include`.
