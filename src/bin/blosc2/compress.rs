@@ -9,10 +9,10 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use blosc2::engine::codecs;
-use blosc2::engine::constants::{filter, MAX_BLOCKSIZE, MAX_BUFFERSIZE, MAX_FILTERS};
+use blosc2::engine::constants::{filter, splitmode, MAX_BLOCKSIZE, MAX_BUFFERSIZE, MAX_FILTERS};
 use blosc2::engine::params::CParams;
-use blosc2::engine::pipeline_choice::{self, Pipeline};
+use blosc2::engine::pipeline_choice::Pipeline;
+use blosc2::engine::plugins;
 use blosc2::engine::schunk::{SChunk, Storage};
 
 use clap::{ArgMatches, Command};
@@ -21,6 +21,7 @@ use crate::args::{self, failed, finish, usage, Failure, Parsed};
 use crate::checksum::{self, Checker};
 use crate::encoder::{self, Encoder, FilterArg};
 use crate::inspect::{self, Decoder, Kind};
+use crate::plugin_args::{self, ZfpGeometry};
 use crate::progress::{Progress, Unit};
 
 /// The clap definition of `blosc2 compress`.
@@ -34,12 +35,7 @@ few chunks whatever the input size.",
     )
     .after_help("exit codes: 0 ok, 1 the operation failed, 2 bad arguments or missing files")
     .args([
-        args::valued(
-            "codec",
-            None,
-            "NAME",
-            "blosclz, lz4, lz4hc, zlib or zstd (default zstd)",
-        ),
+        args::valued("codec", None, "NAME", plugin_args::CODEC_HELP),
         args::valued("clevel", Some('l'), "N", "compression level 0-9 (default 5)"),
         args::valued(
             "filter",
@@ -48,10 +44,11 @@ few chunks whatever the input size.",
             "auto (the default) chooses per chunk: the pipeline that compresses a \
              128 KiB sample of the chunk smallest at the chosen codec and level, out of \
              none and shuffle, bitshuffle, delta,shuffle and shuffle,bytedelta at type \
-             sizes 1-8 (14 candidates; the sample costs at most 1.75 MiB of extra \
-             compression per chunk, see `blosc2 info` for the choices); or none, \
-             shuffle, bitshuffle, delta, bytedelta, or a comma-separated pipeline such \
-             as delta,shuffle",
+             sizes 1-8 (14 candidates, all lossless; the sample costs at most 1.75 MiB \
+             of extra compression per chunk, see `blosc2 info` for the choices); or none, \
+             shuffle, bitshuffle, delta, bytedelta, the lossy int_trunc:N (keep N bits of \
+             each integer item, or zero -N; needs --typesize), or a comma-separated \
+             pipeline such as delta,shuffle or int_trunc:12,shuffle",
         ),
         args::valued(
             "typesize",
@@ -238,60 +235,83 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// The filter pipeline from `auto`, `none`, `shuffle`, `delta,shuffle`...:
-/// the filters fill the last slots, in order, as C-Blosc2's defaults do.
+/// The filter pipeline from `auto`, `none`, `shuffle`, `delta,shuffle`,
+/// `int_trunc:10,shuffle`...
 fn parse_filters(s: &str) -> Result<FilterArg, Failure> {
     if s.trim() == "auto" {
         return Ok(FilterArg::Auto);
     }
-    let mut ids = Vec::new();
-    for name in s.split(',').map(str::trim) {
-        ids.push(match name {
-            "none" | "nofilter" => continue,
-            "shuffle" => filter::SHUFFLE,
-            "bitshuffle" => filter::BITSHUFFLE,
-            "delta" => filter::DELTA,
-            "bytedelta" => pipeline_choice::BYTEDELTA,
-            other => {
-                return Err(usage(format!(
-                    "--filter: unknown filter '{other}' (auto, none, shuffle, bitshuffle, delta, bytedelta)"
-                )))
-            }
-        });
-    }
-    if ids.len() > MAX_FILTERS {
-        return Err(usage(format!("--filter: at most {MAX_FILTERS} filters")));
-    }
-    Ok(FilterArg::Fixed(Pipeline::new(&ids, 1).filters))
+    let (filters, metas) = plugin_args::parse_filter_list(s)?;
+    Ok(FilterArg::Fixed(filters, metas))
+}
+
+/// What `compress` writes: the compression parameters, the candidate
+/// pipelines, the chunk size and, for ZFP, the 1-D geometry its frame
+/// describes in a `b2nd` metalayer.
+struct Plan {
+    cparams: CParams,
+    candidates: Vec<Pipeline>,
+    chunksize: usize,
+    zfp: Option<ZfpGeometry>,
 }
 
 /// The codec, level, block size and threads of `compress`, with the
 /// candidate pipelines.
-fn cparams(p: &Parsed) -> Result<(CParams, Vec<Pipeline>), Failure> {
-    let codec = p.value("codec").unwrap_or("zstd");
-    let compcode = codecs::compcode(codec).ok_or_else(|| {
-        usage(format!(
-            "--codec must be one of {}, not '{codec}'",
-            codecs::COMPRESSOR_LIST.replace(',', ", ")
-        ))
-    })?;
+fn plan(p: &Parsed) -> Result<Plan, Failure> {
+    let codec = plugin_args::parse_codec(p.value("codec").unwrap_or("zstd"))?;
     let typesize = match p.value("typesize") {
         None | Some("auto") => None,
         Some(_) => Some(p.number("typesize", 8i32, 1, 255)?),
     };
-    let filters = parse_filters(p.value("filter").unwrap_or("auto"))?;
+    let mut chunksize = p.size("chunksize", DEFAULT_CHUNKSIZE, 1, MAX_BUFFERSIZE as u64)? as usize;
+    let mut blocksize = p.size("blocksize", 0, 0, MAX_BLOCKSIZE as u64)? as usize;
+    let filter_arg = p.value("filter").unwrap_or("auto");
+    let filters = parse_filters(filter_arg)?;
+    if let FilterArg::Fixed(f, _) = &filters {
+        if f.contains(&plugins::ids::FILTER_INT_TRUNC) && typesize.is_none() {
+            // The bits INT_TRUNC keeps are bits of an item: the item size
+            // cannot be left to a ratio contest (the most truncating would win).
+            return Err(usage("--filter int_trunc:N needs the item size: give --typesize 1, 2, 4 or 8"));
+        }
+    }
+    let zfp = if codec.zfp {
+        if !matches!(filter_arg.trim(), "auto" | "none" | "nofilter") {
+            return Err(usage(format!(
+                "--codec zfp-*: ZFP compresses the floats themselves; use --filter none, not '{filter_arg}'"
+            )));
+        }
+        let g = ZfpGeometry::new(typesize, chunksize, blocksize)?;
+        chunksize = g.chunksize;
+        blocksize = g.chunksize;
+        Some(g)
+    } else {
+        None
+    };
+    let filters = if zfp.is_some() {
+        FilterArg::Fixed([filter::NOFILTER; MAX_FILTERS], [0; MAX_FILTERS])
+    } else {
+        filters
+    };
     let candidates = encoder::candidates(&filters, typesize);
-    let cp = CParams {
-        compcode,
+    let cparams = CParams {
+        compcode: codec.compcode,
+        compcode_meta: codec.meta,
         clevel: p.number("clevel", 5u8, 0, 9)?,
         typesize: typesize.unwrap_or(candidates[0].typesize),
         nthreads: p.number("nthreads", inspect::default_nthreads(), 1, 256)?,
-        blocksize: p.size("blocksize", 0, 0, MAX_BLOCKSIZE as u64)? as i32,
+        blocksize: blocksize as i32,
+        // ZFP codes whole blocks of the b2nd geometry: never split them.
+        splitmode: if zfp.is_some() { splitmode::NEVER } else { CParams::default().splitmode },
         filters: candidates[0].filters,
         filters_meta: candidates[0].filters_meta,
         ..CParams::default()
     };
-    Ok((cp, candidates))
+    Ok(Plan {
+        cparams,
+        candidates,
+        chunksize,
+        zfp,
+    })
 }
 
 /// With `BLOSC2_REPORT_VMHWM` set, print the peak resident memory (for the
@@ -311,8 +331,12 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
     let p = Parsed::new(m);
     p.expect_positional(&["IN", "OUT"])
         .map_err(|f| usage(format!("{}\nusage: blosc2 compress [options] IN OUT", msg(f))))?;
-    let (cp, candidates) = cparams(&p)?;
-    let chunksize = p.size("chunksize", DEFAULT_CHUNKSIZE, 1, MAX_BUFFERSIZE as u64)? as usize;
+    let Plan {
+        cparams: mut cp,
+        candidates,
+        chunksize,
+        mut zfp,
+    } = plan(&p)?;
     let quiet = p.flag("quiet");
     let (inp, out) = (&p.positional[0], &p.positional[1]);
 
@@ -327,6 +351,27 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
         }
         (Box::new(f), md.is_file().then_some(md.len()))
     };
+    let zfp_item = zfp.map(|g| g.typesize as u64);
+    let whole_items = |n: u64| match zfp_item {
+        Some(item) if n % item != 0 => Err(usage(format!(
+            "--codec zfp-*: {n} bytes are not a whole number of {item}-byte items"
+        ))),
+        _ => Ok(()),
+    };
+    if let Some(n) = total {
+        whole_items(n)?;
+    }
+    // The first chunk is read before the frame is made: when it is all the
+    // input, ZFP's geometry shrinks to it (a block shorter than the block
+    // shape would be stored uncompressed).
+    let mut buf = vec![0u8; chunksize];
+    let mut pending = Some(read_full(&mut input, &mut buf).map_err(|e| failed(format!("reading {inp}: {e}")))?);
+    if let (Some(g), Some(n)) = (&mut zfp, pending) {
+        if n < g.chunksize && n % g.typesize as usize == 0 && n >= 4 * g.typesize as usize {
+            g.chunksize = n;
+            cp.blocksize = n as i32;
+        }
+    }
     let sink = sink(out, p.flag("force"))?;
     let tmp = match &sink {
         Sink::Replace(path) => TempFile::new(Some(path), "compress"),
@@ -338,11 +383,10 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
         .ok_or_else(|| usage(format!("'{out}': the output path must be valid UTF-8")))?
         .to_string();
 
-    let mut encoder = Encoder::new(cp.clone(), candidates, !p.flag("no-checksum"));
     let storage = Storage {
         contiguous: true,
         urlpath: Some(tmp_str.clone()),
-        cparams: cp,
+        cparams: cp.clone(),
         ..Storage::default()
     };
     // The frame is written under a temporary name next to OUT (renamed at
@@ -352,12 +396,28 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
     File::create(&tmp.path).map_err(|e| failed(format!("cannot write {}: {e}", tmp.what(out))))?;
     let _ = std::fs::remove_file(&tmp.path);
     let mut s = SChunk::new(storage).map_err(|e| failed(format!("cannot write {}: {e}", tmp.what(out))))?;
-    let mut buf = vec![0u8; chunksize];
+    if let Some(g) = &zfp {
+        s.meta_add("b2nd", &g.b2nd_meta(total.unwrap_or(0)))
+            .map_err(|e| failed(format!("writing the b2nd metalayer to {}: {e}", tmp.what(out))))?;
+    }
+    // The encoder compresses on its own context: give it the super-chunk
+    // as plugins see it (the b2nd geometry ZFP reads).
+    let mut encoder = Encoder::new(
+        CParams {
+            plugins: s.plugin_env().clone(),
+            ..cp
+        },
+        candidates,
+        !p.flag("no-checksum"),
+    );
     let mut progress = Progress::new("compress", Unit::Bytes, total, quiet);
     let mut nbytes: u64 = 0;
     let mut stored: i64 = 0;
     loop {
-        let n = read_full(&mut input, &mut buf).map_err(|e| failed(format!("reading {inp}: {e}")))?;
+        let n = match pending.take() {
+            Some(n) => n,
+            None => read_full(&mut input, &mut buf).map_err(|e| failed(format!("reading {inp}: {e}")))?,
+        };
         if n == 0 {
             break;
         }
@@ -375,6 +435,13 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
         }
     }
     progress.finish();
+    if let Some(g) = &zfp {
+        whole_items(nbytes)?;
+        if total != Some(nbytes) {
+            s.meta_update("b2nd", &g.b2nd_meta(nbytes))
+                .map_err(|e| failed(format!("updating the b2nd metalayer of {}: {e}", tmp.what(out))))?;
+        }
+    }
     if let Some(sums) = &encoder.checksums {
         s.vlmeta_add(checksum::VLMETA, &checksum::encode(sums), None)
             .map_err(|e| failed(format!("writing the checksums to {}: {e}", tmp.what(out))))?;

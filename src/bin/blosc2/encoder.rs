@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use blosc2::engine::constants::{filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::error::Error;
-use blosc2::engine::params::CParams;
+use blosc2::engine::params::{CParams, DParams};
+use blosc2::engine::plugins::ids;
 use blosc2::engine::pipeline_choice::{self, Pipeline};
 
 use crate::checksum;
@@ -21,20 +22,33 @@ const AUTO_TYPESIZES: [i32; 4] = [1, 2, 4, 8];
 pub enum FilterArg {
     /// Choose per chunk.
     Auto,
-    /// These filter slots on every chunk.
-    Fixed([u8; MAX_FILTERS]),
+    /// These filter slots on every chunk, with the metas the user gave
+    /// (0: the default, the type size for BYTEDELTA).
+    Fixed([u8; MAX_FILTERS], [u8; MAX_FILTERS]),
+}
+
+/// The pipeline of `filters` at `typesize`, with the user's non-zero
+/// metas (INT_TRUNC's bits) over the defaults.
+fn fixed(filters: [u8; MAX_FILTERS], metas: [u8; MAX_FILTERS], typesize: i32) -> Pipeline {
+    let mut p = Pipeline::from_slots(filters, typesize);
+    for (slot, &m) in p.filters_meta.iter_mut().zip(&metas) {
+        if m != 0 {
+            *slot = m;
+        }
+    }
+    p
 }
 
 /// The candidates for a `--filter` and `--typesize` (`None`: auto).
 pub fn candidates(filters: &FilterArg, typesize: Option<i32>) -> Vec<Pipeline> {
     match (filters, typesize) {
-        (FilterArg::Fixed(f), Some(ts)) => vec![Pipeline::from_slots(*f, ts)],
-        (FilterArg::Fixed(f), None) => {
+        (FilterArg::Fixed(f, m), Some(ts)) => vec![fixed(*f, *m, ts)],
+        (FilterArg::Fixed(f, m), None) => {
             if f.iter().all(|&x| x == filter::NOFILTER) {
                 // The type size means nothing without filters.
-                vec![Pipeline::from_slots(*f, 1)]
+                vec![fixed(*f, *m, 1)]
             } else {
-                AUTO_TYPESIZES.iter().map(|&ts| Pipeline::from_slots(*f, ts)).collect()
+                AUTO_TYPESIZES.iter().map(|&ts| fixed(*f, *m, ts)).collect()
             }
         }
         (FilterArg::Auto, None) => pipeline_choice::candidates(),
@@ -61,17 +75,40 @@ pub struct Encoder {
     /// The checksum of each chunk so far, when kept.
     pub checksums: Option<Vec<u64>>,
     out: Vec<u8>,
+    /// For lossy codecs and filters, the decoder whose output the
+    /// checksums are taken of (what `verify` and `decompress` get back is
+    /// not the input).
+    lossy: Option<(Context, Vec<u8>)>,
+}
+
+/// Whether chunks compressed with `cparams` or any of `candidates` decode
+/// to something else than their input.
+fn is_lossy(cparams: &CParams, candidates: &[Pipeline]) -> bool {
+    let lossy_filters = [filter::TRUNC_PREC, ids::FILTER_INT_TRUNC, ids::FILTER_NDMEAN];
+    (ids::CODEC_ZFP_FIXED_ACCURACY..=ids::CODEC_ZFP_FIXED_RATE).contains(&cparams.compcode)
+        || candidates
+            .iter()
+            .any(|p| p.filters.iter().any(|f| lossy_filters.contains(f)))
 }
 
 impl Encoder {
     /// An encoder at `base`'s codec, level, block size and threads.
     pub fn new(base: CParams, candidates: Vec<Pipeline>, checksums: bool) -> Encoder {
+        let lossy = (checksums && is_lossy(&base, &candidates)).then(|| {
+            let dparams = DParams {
+                nthreads: base.nthreads,
+                plugins: base.plugins.clone(),
+                ..DParams::default()
+            };
+            (Context::decompressor(dparams), Vec::new())
+        });
         Encoder {
             ctx: Context::compressor(base),
             candidates,
             chosen: BTreeMap::new(),
             checksums: checksums.then(Vec::new),
             out: Vec::new(),
+            lossy,
         }
     }
 
@@ -90,7 +127,14 @@ impl Encoder {
         }
         *self.chosen.entry(pipeline.name()).or_default() += 1;
         if let Some(c) = &mut self.checksums {
-            c.push(checksum::hash(src));
+            match &mut self.lossy {
+                Some((dctx, decoded)) => {
+                    decoded.resize(src.len(), 0);
+                    dctx.decompress(&self.out[..n], decoded)?;
+                    c.push(checksum::hash(decoded));
+                }
+                None => c.push(checksum::hash(src)),
+            }
         }
         Ok(&self.out[..n])
     }
@@ -118,13 +162,13 @@ mod tests {
             f[5] = filter::SHUFFLE;
             f
         };
-        assert_eq!(candidates(&FilterArg::Fixed(shuffle), Some(4)).len(), 1);
-        let ts: Vec<i32> = candidates(&FilterArg::Fixed(shuffle), None)
+        assert_eq!(candidates(&FilterArg::Fixed(shuffle, [0; MAX_FILTERS]), Some(4)).len(), 1);
+        let ts: Vec<i32> = candidates(&FilterArg::Fixed(shuffle, [0; MAX_FILTERS]), None)
             .iter()
             .map(|p| p.typesize)
             .collect();
         assert_eq!(ts, AUTO_TYPESIZES);
-        assert_eq!(candidates(&FilterArg::Fixed([0; MAX_FILTERS]), None).len(), 1);
+        assert_eq!(candidates(&FilterArg::Fixed([0; MAX_FILTERS], [0; MAX_FILTERS]), None).len(), 1);
         let auto = candidates(&FilterArg::Auto, None);
         assert!(auto.len() >= 10 && auto[0].is_none());
         let at4 = candidates(&FilterArg::Auto, Some(4));

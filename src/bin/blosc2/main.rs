@@ -14,6 +14,7 @@ mod info;
 mod inspect;
 mod manpage;
 mod msgpack;
+mod plugin_args;
 mod progress;
 mod recordio;
 mod verify;

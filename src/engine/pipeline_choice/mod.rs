@@ -102,6 +102,7 @@ pub fn name(slots: &[u8], typesize: i32) -> String {
             filter::DELTA => "delta",
             filter::TRUNC_PREC => "trunc_prec",
             BYTEDELTA => "bytedelta",
+            crate::engine::plugins::ids::FILTER_INT_TRUNC => "int_trunc",
             _ => "filter?",
         })
         .collect();

@@ -137,3 +137,14 @@ fn names() {
         "shuffle,bytedelta/4"
     );
 }
+
+#[test]
+fn never_picks_a_lossy_filter() {
+    use crate::engine::plugins::ids;
+    // `--filter auto` must give the data back exactly: no TRUNC_PREC,
+    // INT_TRUNC or NDMEAN among the pipelines it tries.
+    let lossy = [filter::TRUNC_PREC, ids::FILTER_INT_TRUNC, ids::FILTER_NDMEAN];
+    for p in candidates() {
+        assert!(!p.filters.iter().any(|f| lossy.contains(f)), "{}", p.name());
+    }
+}

@@ -90,6 +90,24 @@ pub struct PluginEnv {
     pub host: Option<HostRef>,
 }
 
+impl PluginEnv {
+    /// What plugins see of a super-chunk with these metalayers and
+    /// typesize. A `b2nd` metalayer that does not parse is as good as
+    /// none: the b2nd-aware plugins then refuse to run.
+    pub fn of_schunk(metas: &[(String, Vec<u8>)], typesize: i32, host: Option<HostRef>) -> PluginEnv {
+        let b2nd = metas
+            .iter()
+            .find(|(name, _)| name == "b2nd")
+            .and_then(|(_, content)| crate::engine::b2nd::meta::deserialize_meta(content).ok())
+            .map(|(meta, _)| Arc::new(meta));
+        PluginEnv {
+            b2nd,
+            schunk_typesize: Some(typesize),
+            host,
+        }
+    }
+}
+
 impl std::fmt::Debug for PluginEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PluginEnv")
@@ -155,6 +173,15 @@ fn typesize_of(call: &Call<'_>) -> Result<usize> {
         .ok_or(Error::InvalidParam("typesize"))
 }
 
+/// The super-chunk's typesize (the context's outside one), as a size:
+/// what 3.3.5's decoders of b2nd-aware plugins read.
+fn schunk_typesize_of(call: &Call<'_>) -> Result<usize> {
+    usize::try_from(call.env.schunk_typesize.unwrap_or(call.typesize))
+        .ok()
+        .filter(|&t| t > 0)
+        .ok_or(Error::InvalidParam("typesize"))
+}
+
 /// Run the forward (compression) side of filter `id` over one block.
 pub fn filter_forward(id: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call<'_>) -> Result<()> {
     match id {
@@ -177,8 +204,11 @@ pub fn filter_backward(id: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call
             dst.copy_from_slice(src);
             Ok(())
         }
-        ids::FILTER_NDCELL => ndcell::backward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
-        ids::FILTER_NDMEAN => ndmean::backward(src, dst, meta, typesize_of(call)?, b2nd_of(call)?),
+        // 3.3.5's NDCELL and NDMEAN undo with `schunk->typesize`, not the
+        // chunk header's (they differ when a chunk of another typesize was
+        // appended); NDMEAN reads it as an `int8_t` itself.
+        ids::FILTER_NDCELL => ndcell::backward(src, dst, meta, schunk_typesize_of(call)?, b2nd_of(call)?),
+        ids::FILTER_NDMEAN => ndmean::backward(src, dst, meta, schunk_typesize_of(call)?, b2nd_of(call)?),
         _ => registry::user_filter_backward(id, meta, src, dst, call),
     }
 }
@@ -208,9 +238,7 @@ pub fn codec_decode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &C
         ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
             let b2nd = b2nd_of(call)?;
             // 3.3.5's ZFP decoders take the super-chunk's typesize.
-            let typesize = usize::try_from(call.env.schunk_typesize.unwrap_or(call.typesize))
-                .map_err(|_| Error::InvalidParam("typesize"))?;
-            zfp::decompress(zfp_mode(compcode), src, dst, meta, typesize, b2nd)?
+            zfp::decompress(zfp_mode(compcode), src, dst, meta, schunk_typesize_of(call)?, b2nd)?
         }
         _ => registry::user_codec_decode(compcode, meta, src, dst, call)?,
     };

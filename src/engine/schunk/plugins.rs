@@ -3,28 +3,13 @@
 //! plus the handle the C layer gives user callbacks. Kept in the
 //! parameters of both contexts and refreshed whenever a metalayer changes.
 
-use std::sync::Arc;
-
 use super::SChunk;
-use crate::engine::b2nd::meta::deserialize_meta;
 use crate::engine::plugins::{HostRef, PluginEnv};
 
 impl SChunk {
     /// Recompute the plugin environment from the metalayers.
     pub(crate) fn refresh_plugin_env(&mut self) {
-        // A metalayer that does not parse is as good as none: the
-        // b2nd-aware plugins then refuse to run.
-        let b2nd = self
-            .metas
-            .iter()
-            .find(|(name, _)| name == "b2nd")
-            .and_then(|(_, content)| deserialize_meta(content).ok())
-            .map(|(meta, _)| Arc::new(meta));
-        let env = PluginEnv {
-            b2nd,
-            schunk_typesize: Some(self.cparams.typesize),
-            host: self.cparams.plugins.host.clone(),
-        };
+        let env = PluginEnv::of_schunk(&self.metas, self.cparams.typesize, self.cparams.plugins.host.clone());
         self.cctx.cparams.plugins = env.clone();
         self.dctx.dparams.plugins = env.clone();
         self.dparams.plugins = env.clone();
