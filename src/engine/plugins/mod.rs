@@ -234,7 +234,9 @@ pub fn codec_encode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &C
 /// fill exactly. Returns the decoded size.
 pub fn codec_decode(compcode: u8, meta: u8, src: &[u8], dst: &mut [u8], call: &Call<'_>) -> Result<usize> {
     let n = match compcode {
-        ids::CODEC_NDLZ => ndlz::decompress(src, dst, meta, typesize_of(call)?, b2nd_of(call)?)?,
+        // 3.3.5's NDLZ decoder reads the block shape from the stream, not
+        // from the super-chunk: NDLZ chunks decode on their own.
+        ids::CODEC_NDLZ => ndlz::decompress(src, dst, meta)?,
         ids::CODEC_ZFP_FIXED_ACCURACY | ids::CODEC_ZFP_FIXED_PRECISION | ids::CODEC_ZFP_FIXED_RATE => {
             let b2nd = b2nd_of(call)?;
             // 3.3.5's ZFP decoders take the super-chunk's typesize.

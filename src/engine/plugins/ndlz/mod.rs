@@ -75,8 +75,10 @@ pub fn compress(src: &[u8], dst: &mut [u8], meta: u8, _typesize: usize, b2nd: &M
 
 /// Decompress an NDLZ stream into `dst` (`ndlz_decompress`). Returns the
 /// block's size (`rows * cols`), or 0 when `src` is shorter than the
-/// header or `dst` smaller than the block, as 3.3.5 does.
-pub fn decompress(src: &[u8], dst: &mut [u8], meta: u8, _typesize: usize, _b2nd: &Meta) -> Result<usize> {
+/// header or `dst` smaller than the block, as 3.3.5 does. The block shape
+/// is the stream's own: like 3.3.5's, the decoder reads no metalayer, so
+/// it works outside a super-chunk too.
+pub fn decompress(src: &[u8], dst: &mut [u8], meta: u8) -> Result<usize> {
     let cell = match meta {
         4 | 8 => meta as usize,
         _ => return Err(Error::Failure("NDLZ: cell size must be 4 or 8")),

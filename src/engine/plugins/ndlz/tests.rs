@@ -49,7 +49,7 @@ fn compresses_as_the_reference() {
                     want.len()
                 );
                 let mut back = vec![0u8; c.input.len()];
-                assert_eq!(decompress(&want, &mut back, c.meta, 1, &c.b2nd), Ok(back.len()));
+                assert_eq!(decompress(&want, &mut back, c.meta), Ok(back.len()));
                 assert!(back == c.input, "decompress {shape:?} meta {}", c.meta);
             }
             // The reference stored the block as is.
@@ -73,7 +73,7 @@ fn round_trips_any_geometry() {
             continue;
         }
         let mut back = vec![0u8; src.len()];
-        assert_eq!(decompress(&out[..n], &mut back, meta, 1, &m), Ok(src.len()));
+        assert_eq!(decompress(&out[..n], &mut back, meta), Ok(src.len()));
         assert!(back == src, "{rows}x{cols} meta {meta}");
     }
 }
@@ -103,16 +103,16 @@ fn refuses_what_the_reference_refuses() {
     let n = compress(&src, &mut stream, 4, 1, &m).unwrap();
     assert!(n > 0);
     let stream = &stream[..n];
-    assert!(decompress(stream, &mut dst, 5, 1, &m).is_err());
-    assert_eq!(decompress(&stream[..8], &mut dst, 4, 1, &m), Ok(0));
-    assert_eq!(decompress(stream, &mut dst[..255], 4, 1, &m), Ok(0));
+    assert!(decompress(stream, &mut dst, 5).is_err());
+    assert_eq!(decompress(&stream[..8], &mut dst, 4), Ok(0));
+    assert_eq!(decompress(stream, &mut dst[..255], 4), Ok(0));
     let mut bad = stream.to_vec();
     bad[0] = 3;
-    assert!(decompress(&bad, &mut dst, 4, 1, &m).is_err());
+    assert!(decompress(&bad, &mut dst, 4).is_err());
     bad[0] = 2;
     bad[4] = 0x80;
-    assert!(decompress(&bad, &mut dst, 4, 1, &m).is_err());
-    assert!(decompress(&stream[..n - 1], &mut dst, 4, 1, &m).is_err());
+    assert!(decompress(&bad, &mut dst, 4).is_err());
+    assert!(decompress(&stream[..n - 1], &mut dst, 4).is_err());
 }
 
 #[test]
@@ -147,8 +147,8 @@ fn corrupt_streams_give_errors_not_panics() {
         }
         let mut dst = vec![0u8; rng.below(src.len() + 64)];
         // Either decodes or refuses; what matters is no panic.
-        let _ = decompress(&stream, &mut dst, meta, 1, &m);
+        let _ = decompress(&stream, &mut dst, meta);
         let garbage: Vec<u8> = (0..rng.below(300)).map(|_| rng.below(256) as u8).collect();
-        let _ = decompress(&garbage, &mut dst, meta, 1, &m);
+        let _ = decompress(&garbage, &mut dst, meta);
     }
 }
