@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds=${FUZZ_SMOKE_SECONDS:-10}
-targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential recordio_scanner)
+targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential recordio_scanner plugin_chunks)
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
   echo "note: no nightly toolchain; fuzz smoke run skipped"

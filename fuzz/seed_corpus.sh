@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=../tests/corpus
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential recordio_scanner)
+[ ${#targets[@]} -gt 0 ] || targets=(chunk_decode frame_open frame_edit b2nd_frame schunk_ops roundtrip differential recordio_scanner plugin_chunks)
 
 seed() { # seed <target> <file>...
   local dir=corpus/$1
@@ -30,6 +30,10 @@ for t in "${targets[@]}"; do
         "$corpus"/plugins/b2nd/* ;;
     b2nd_frame)
       seed "$t" "$corpus"/b2nd/* "$corpus"/malformed/*.b2nd "$corpus"/plugins/b2nd/* ;;
+    plugin_chunks)
+      # The first bytes draw the plugin set-up, the rest is data: the
+      # reference's plugin chunks and arrays make varied draws.
+      seed "$t" "$corpus"/plugins/chunks/* "$corpus"/plugins/b2nd/* ;;
     recordio_scanner)
       seed "$t" ../tests/recordio/*.rio ../tests/recordio/*.grail-* ;;
     roundtrip | differential | schunk_ops)

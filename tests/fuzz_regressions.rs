@@ -127,6 +127,13 @@ fn b2nd_frame() {
 }
 
 #[test]
+fn plugin_chunks() {
+    let mut seeds = corpus("plugins/chunks", &[".b2c"]);
+    seeds.extend(corpus("plugins/b2nd", &[".b2nd"]));
+    replay("plugin_chunks", seeds, blosc2_fuzz::plugin_chunks::run);
+}
+
+#[test]
 fn schunk_ops() {
     replay("schunk_ops", small_seeds(), blosc2_fuzz::schunk_ops::run);
 }

@@ -14,6 +14,7 @@ pub mod frame_edit;
 pub mod frame_open;
 pub mod input;
 pub mod params;
+pub mod plugin_chunks;
 pub mod reference;
 pub mod roundtrip;
 pub mod schunk_ops;
