@@ -24,7 +24,9 @@ fn ok(o: &Output, what: &str) {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_plugins").join(name);
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_plugins")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
     d
@@ -35,7 +37,9 @@ fn p(path: &Path) -> &str {
 }
 
 fn floats(n: usize) -> Vec<f32> {
-    (0..n).map(|i| (i as f32 / 300.0).sin() * 50.0 + (i % 7) as f32 * 0.01).collect()
+    (0..n)
+        .map(|i| (i as f32 / 300.0).sin() * 50.0 + (i % 7) as f32 * 0.01)
+        .collect()
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
@@ -55,7 +59,10 @@ fn round_trip(d: &Path, data: &[u8], opts: &[&str]) -> (Vec<u8>, serde_json::Val
     ok(&run(&["decompress", "-q", "-f", p(&frame), p(&back)]), "decompress");
     let info = run(&["info", "--json", p(&frame)]);
     ok(&info, "info");
-    (std::fs::read(&back).unwrap(), serde_json::from_slice(&info.stdout).unwrap())
+    (
+        std::fs::read(&back).unwrap(),
+        serde_json::from_slice(&info.stdout).unwrap(),
+    )
 }
 
 #[test]
@@ -64,7 +71,11 @@ fn zfp_writes_a_1d_b2nd_array_and_decodes_within_the_accuracy() {
     // Several whole chunks and a short last one, then a single short chunk.
     for (n, chunksize) in [(100_003usize, "64K"), (5_000, "4M")] {
         let x = floats(n);
-        let (back, info) = round_trip(&d, &f32_bytes(&x), &["--codec", "zfp-acc:-3", "--typesize", "4", "--chunksize", chunksize]);
+        let (back, info) = round_trip(
+            &d,
+            &f32_bytes(&x),
+            &["--codec", "zfp-acc:-3", "--typesize", "4", "--chunksize", chunksize],
+        );
         assert_eq!(back.len(), n * 4);
         for (a, b) in back.chunks_exact(4).zip(&x) {
             let a = f32::from_le_bytes(a.try_into().unwrap());
@@ -72,7 +83,10 @@ fn zfp_writes_a_1d_b2nd_array_and_decodes_within_the_accuracy() {
         }
         let text = info.to_string();
         assert!(text.contains("zfp_acc"), "{text}");
-        assert!(text.contains(&format!("[{n}]")), "the b2nd shape is the item count: {text}");
+        assert!(
+            text.contains(&format!("[{n}]")),
+            "the b2nd shape is the item count: {text}"
+        );
     }
     for codec in ["zfp-prec:10", "zfp-rate:40"] {
         let x = floats(20_000);
@@ -107,8 +121,16 @@ fn refuses_what_does_not_apply_to_a_plain_file() {
         (&["--codec", "ndlz"][..], "2-D", &src),
         (&["--codec", "zfp-acc:-3"], "--typesize 4 or 8", &src),
         (&["--codec", "zfp-acc:-3", "--typesize", "2"], "--typesize 4 or 8", &src),
-        (&["--codec", "zfp-rate:50", "--typesize", "4", "--filter", "shuffle"], "--filter none", &src),
-        (&["--codec", "zfp-rate:50", "--typesize", "4", "--blocksize", "64K"], "one ZFP block", &src),
+        (
+            &["--codec", "zfp-rate:50", "--typesize", "4", "--filter", "shuffle"],
+            "--filter none",
+            &src,
+        ),
+        (
+            &["--codec", "zfp-rate:50", "--typesize", "4", "--blocksize", "64K"],
+            "one ZFP block",
+            &src,
+        ),
         (&["--codec", "zfp-rate:0", "--typesize", "4"], "1..100", &src),
         (&["--codec", "zfp-rate:50", "--typesize", "4"], "whole number", &odd),
         (&["--filter", "int_trunc:8"], "--typesize", &src),
@@ -123,7 +145,13 @@ fn refuses_what_does_not_apply_to_a_plain_file() {
     }
     let help = run(&["compress", "--help"]);
     let text = String::from_utf8_lossy(&help.stdout);
-    for word in ["zfp-acc:N", "zfp-rate:N", "int_trunc:N", "ndlz is refused", "b2nd metalayer"] {
+    for word in [
+        "zfp-acc:N",
+        "zfp-rate:N",
+        "int_trunc:N",
+        "ndlz is refused",
+        "b2nd metalayer",
+    ] {
         assert!(text.contains(word), "--help lacks {word}");
     }
 }
@@ -134,7 +162,10 @@ fn info_names_the_plugins_of_the_reference_corpus() {
     for (file, names) in [
         ("b2nd/042-ndcell-nd2-u1-ndlz-ndcell.b2nd", &["ndlz", "ndcell"][..]),
         ("b2nd/044-ndmean-nd2-f4-zstd-ndmean+shuf.b2nd", &["ndmean"]),
-        ("chunks/015-bytedelta-buggy-c-i4-lz4hc-shuf+bdbuggy.b2c", &["bytedelta_buggy"]),
+        (
+            "chunks/015-bytedelta-buggy-c-i4-lz4hc-shuf+bdbuggy.b2c",
+            &["bytedelta_buggy"],
+        ),
         ("chunks/029-zfp-acc-c-f4-zfpacc.b2c", &["zfp_acc"]),
     ] {
         let o = run(&["info", "--no-chunks", p(&dir.join(file))]);

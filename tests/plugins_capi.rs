@@ -12,6 +12,9 @@ use blosc2::capi::misc::*;
 use blosc2::capi::plugins::*;
 use blosc2::capi::{blosc2_context, blosc2_cparams, blosc2_tuner};
 
+mod plugins_common;
+use plugins_common::compress_with;
+
 fn cparams() -> blosc2_cparams {
     blosc2_get_blosc2_cparams_defaults()
 }
@@ -66,23 +69,7 @@ fn codecs_loaded_at_run_time_fail_cleanly_when_missing() {
     let mut cp = cparams();
     cp.compcode = 37; // grok: no libblosc2_grok.so here
     cp.typesize = 4;
-    // SAFETY: plain params.
-    let cctx = unsafe { blosc2_create_cctx(cp) };
-    assert!(!cctx.is_null());
-    let mut out = vec![0u8; data.len() + 32];
-    // SAFETY: live context, buffers of the sizes given.
-    let n = unsafe {
-        blosc2_compress_ctx(
-            cctx,
-            data.as_ptr().cast(),
-            data.len() as i32,
-            out.as_mut_ptr().cast(),
-            out.len() as i32,
-        )
-    };
-    // SAFETY: ours.
-    unsafe { blosc2_free_ctx(cctx) };
-    assert_eq!(n, -7, "BLOSC2_ERROR_CODEC_SUPPORT");
+    assert_eq!(compress_with(cp, &data), Err(-7), "BLOSC2_ERROR_CODEC_SUPPORT");
     // BTUNE is a run-time tuner too: not installed, no context.
     cp.compcode = 0;
     cp.tuner_id = 32;
@@ -248,27 +235,10 @@ unsafe extern "C" fn bwd_failing(
     -1
 }
 
-/// Compress 200 KB of varied bytes with `cp`: the result code and chunk.
-fn compress_with(cp: blosc2_cparams) -> (c_int, Vec<u8>) {
+/// Compress 200 KB of varied bytes with `cp`: the chunk or the code.
+fn compress_varied(cp: blosc2_cparams) -> Result<Vec<u8>, i32> {
     let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 253) as u8).collect();
-    // SAFETY: plain params.
-    let cctx = unsafe { blosc2_create_cctx(cp) };
-    assert!(!cctx.is_null());
-    let mut out = vec![0u8; data.len() + 32];
-    // SAFETY: live context, buffers of the sizes given.
-    let n = unsafe {
-        blosc2_compress_ctx(
-            cctx,
-            data.as_ptr().cast(),
-            data.len() as i32,
-            out.as_mut_ptr().cast(),
-            out.len() as i32,
-        )
-    };
-    // SAFETY: ours.
-    unsafe { blosc2_free_ctx(cctx) };
-    out.truncate(n.max(0) as usize);
-    (n, out)
+    compress_with(cp, &data)
 }
 
 /// Decompress and getitem `chunk`: both result codes.
@@ -340,27 +310,25 @@ fn failing_user_callbacks_give_negative_codes() {
     cp.compcode = 230;
     cp.typesize = 1;
     cp.filters = [0; 6];
-    let (n, chunk) = compress_with(cp);
-    assert!(n > 0, "{n}");
+    let chunk = compress_varied(cp).unwrap();
     let (d, g) = decode_codes(&chunk);
     assert!(d < 0 && g < 0, "decoder failing: {d} {g}");
     // A forward filter that fails.
     let mut cp = cparams();
     cp.filters = [231, 0, 0, 0, 0, 0];
-    assert!(compress_with(cp).0 < 0);
+    assert!(compress_varied(cp).is_err());
     // A backward filter that fails.
     cp.filters = [232, 0, 0, 0, 0, 0];
-    let (n, chunk) = compress_with(cp);
-    assert!(n > 0);
+    let chunk = compress_varied(cp).unwrap();
     let (d, g) = decode_codes(&chunk);
     assert!(d < 0 && g < 0, "backward failing: {d} {g}");
     // Unregistered ids: compression refused (-7 codec, -18 filter, as 3.3.5).
     let mut cp = cparams();
     cp.compcode = 240;
-    assert_eq!(compress_with(cp).0, -7);
+    assert_eq!(compress_varied(cp), Err(-7));
     let mut cp = cparams();
     cp.filters = [0, 0, 0, 0, 0, 241];
-    assert_eq!(compress_with(cp).0, -18);
+    assert_eq!(compress_varied(cp), Err(-18));
 }
 
 /// python-blosc2 registers its user codecs and filters without a name:

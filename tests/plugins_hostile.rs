@@ -133,8 +133,12 @@ impl Case {
         let n = 2 * self.block_bytes() / self.typesize as usize;
         match self.typesize {
             1 => (0..n).map(|i| ((i / 64) % 7) as u8).collect(),
-            4 => (0..n).flat_map(|i| ((i as f32 / 40.0).sin() * 10.0).to_le_bytes()).collect(),
-            _ => (0..n).flat_map(|i| ((i as f64 / 40.0).sin() * 10.0).to_le_bytes()).collect(),
+            4 => (0..n)
+                .flat_map(|i| ((i as f32 / 40.0).sin() * 10.0).to_le_bytes())
+                .collect(),
+            _ => (0..n)
+                .flat_map(|i| ((i as f64 / 40.0).sin() * 10.0).to_le_bytes())
+                .collect(),
         }
     }
 
@@ -166,7 +170,11 @@ fn decode(chunk: &[u8], env: &PluginEnv, nbytes: usize) -> blosc2::Result<Vec<u8
 fn good_chunk(c: &Case) -> (Vec<u8>, Vec<u8>) {
     let src = c.data();
     let chunk = compress(c.cparams(c.good_env()), &src).unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    assert!(chunk.len() < src.len(), "{}: stored as is, the plugin did not run", c.name);
+    assert!(
+        chunk.len() < src.len(),
+        "{}: stored as is, the plugin did not run",
+        c.name
+    );
     let back = decode(&chunk, &c.good_env(), src.len()).unwrap_or_else(|e| panic!("{}: {e}", c.name));
     if c.lossless {
         assert!(back == src, "{}: round trip", c.name);
@@ -187,7 +195,11 @@ fn missing_or_lying_b2nd_metalayers_are_refused() {
             assert!(decode(&chunk, &env(&[1], 1), n).unwrap() == src);
             continue;
         }
-        assert!(decode(&chunk, &PluginEnv::default(), n).is_err(), "{}: no super-chunk", c.name);
+        assert!(
+            decode(&chunk, &PluginEnv::default(), n).is_err(),
+            "{}: no super-chunk",
+            c.name
+        );
         let no_b2nd = PluginEnv::of_schunk(&[], c.typesize, None);
         assert!(decode(&chunk, &no_b2nd, n).is_err(), "{}: no b2nd metalayer", c.name);
         let garbage = PluginEnv::of_schunk(&[("b2nd".into(), vec![0x97, 0, 2, 0x92])], c.typesize, None);
@@ -208,7 +220,11 @@ fn missing_or_lying_b2nd_metalayers_are_refused() {
             // many values and returns the block size, and so do we.
             let _ = decode(&chunk, &env(&smaller, c.typesize), n);
         } else {
-            assert!(decode(&chunk, &env(&smaller, c.typesize), n).is_err(), "{}: smaller", c.name);
+            assert!(
+                decode(&chunk, &env(&smaller, c.typesize), n).is_err(),
+                "{}: smaller",
+                c.name
+            );
         }
         let lies: [&[i32]; 6] = [&bigger, &negative, &huge, &wrapping, &[], &[1; 9]];
         for lie in lies {
@@ -269,7 +285,11 @@ fn corrupt_streams_never_crash() {
             let _ = decode(&bad, &c.good_env(), n);
         }
         for cut in [HEADER, HEADER + 8, chunk.len() / 2, chunk.len() - 1] {
-            assert!(decode(&chunk[..cut], &c.good_env(), n).is_err(), "{}: cut at {cut}", c.name);
+            assert!(
+                decode(&chunk[..cut], &c.good_env(), n).is_err(),
+                "{}: cut at {cut}",
+                c.name
+            );
         }
     }
 }

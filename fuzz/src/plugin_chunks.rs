@@ -190,7 +190,9 @@ pub fn run(data: &[u8]) {
     let g = Geometry::draw(&mut input);
     let lie = Geometry::draw(&mut input);
     let lie_typesize: i32 = input.pick(&[1, 2, 4, 8, cparams.typesize]);
-    let flips: Vec<(usize, u8)> = (0..input.below(5)).map(|_| (input.u16() as usize, input.byte() | 1)).collect();
+    let flips: Vec<(usize, u8)> = (0..input.below(5))
+        .map(|_| (input.u16() as usize, input.byte() | 1))
+        .collect();
     let seed = input.bytes(64).to_vec();
     let body = input.rest();
 

@@ -36,7 +36,7 @@ use super::boundary::{
     bytes, bytes_mut, c_str, code_of, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC,
     ERR_NULL_POINTER, SUCCESS,
 };
-use super::convert::CPARAMS_DEFAULTS;
+use super::defaults::CPARAMS_DEFAULTS;
 use super::schunk::{blosc2_schunk_copy, blosc2_schunk_free, blosc2_schunk_new};
 use super::schunk::{lookup, malloc_bytes, with_state, with_state_unlocked, State};
 use super::schunk_frame::{

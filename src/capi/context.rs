@@ -17,7 +17,8 @@ use super::boundary::{
     bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MAX_BUFSIZE_EXCEEDED,
     ERR_MEMORY_ALLOC, ERR_NULL_POINTER, ERR_READ_BUFFER, ERR_WRITE_BUFFER, SUCCESS,
 };
-use super::convert::{cctx_setup, dctx_setup, postfilter_hook, prefilter_hook, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::convert::{cctx_setup, dctx_setup, postfilter_hook, prefilter_hook};
+use super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::types::{
     blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params, blosc2_tuner,
     CONTEXT_MAGIC,
@@ -97,7 +98,7 @@ impl blosc2_context {
         if schunk.is_null() {
             return;
         }
-        let env = super::plugins::env_for(schunk);
+        let env = super::plugin_calls::env_for(schunk);
         match self.mode {
             Mode::Compress => engine.cparams.plugins = env,
             Mode::Decompress => engine.dparams.plugins = env,

@@ -23,7 +23,8 @@ use super::context::{
     getitem_with, Range,
 };
 use super::context_read::{blosc2_decompress_ctx, lazy_item_range, with_whole_chunk};
-use super::convert::{build_filters, clevel_u8, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::convert::{build_filters, clevel_u8};
+use super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::env;
 use super::global_state::{globals, Globals, GLOBALS};
 use super::types::blosc_threads_callback;

@@ -10,7 +10,7 @@ use crate::engine::plugins::registry;
 
 use super::alloc::malloc_cstring;
 use super::boundary::{c_str, ffi_boundary, put, ERR_FAILURE, ERR_NOT_FOUND, ERR_NULL_POINTER};
-use super::convert::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::global::static_compname;
 use super::types::{blosc2_cparams, blosc2_dparams, blosc2_io};
 use super::types_schunk::{blosc2_stdio_mmap, blosc2_storage, blosc_timestamp_t};

@@ -21,11 +21,13 @@ pub mod chunkinfo;
 pub mod context;
 pub mod context_read;
 pub(crate) mod convert;
+pub(crate) mod defaults;
 pub(crate) mod env;
 pub mod global;
 pub(crate) mod global_state;
 pub mod io_cb;
 pub mod misc;
+pub(crate) mod plugin_calls;
 pub(crate) mod plugin_load;
 pub mod plugins;
 /// cbindgen:ignore

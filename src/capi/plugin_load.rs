@@ -20,7 +20,7 @@ use std::sync::{Arc, Once};
 use crate::engine::plugins::registry::{self, Loader};
 use crate::engine::plugins::{UserCodec, UserFilter};
 
-use super::plugins::{CCodec, CFilter};
+use super::plugin_calls::{CCodec, CFilter};
 use super::types::{blosc2_tuner, codec_info, filter_info, tuner_info};
 
 /// Names 3.3.5 accepts: letters, digits and underscores.

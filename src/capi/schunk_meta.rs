@@ -10,7 +10,8 @@ use std::ffi::{c_char, c_int};
 use std::ptr;
 
 use super::boundary::{bytes, c_str, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC};
-use super::convert::{cctx_setup, CPARAMS_DEFAULTS};
+use super::convert::cctx_setup;
+use super::defaults::CPARAMS_DEFAULTS;
 use super::schunk::{malloc_bytes, with_state, State};
 use super::types::blosc2_cparams;
 use super::types_schunk::blosc2_schunk;

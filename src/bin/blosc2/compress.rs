@@ -271,7 +271,9 @@ fn plan(p: &Parsed) -> Result<Plan, Failure> {
         if f.contains(&plugins::ids::FILTER_INT_TRUNC) && typesize.is_none() {
             // The bits INT_TRUNC keeps are bits of an item: the item size
             // cannot be left to a ratio contest (the most truncating would win).
-            return Err(usage("--filter int_trunc:N needs the item size: give --typesize 1, 2, 4 or 8"));
+            return Err(usage(
+                "--filter int_trunc:N needs the item size: give --typesize 1, 2, 4 or 8",
+            ));
         }
     }
     let zfp = if codec.zfp {
@@ -301,7 +303,11 @@ fn plan(p: &Parsed) -> Result<Plan, Failure> {
         nthreads: p.number("nthreads", inspect::default_nthreads(), 1, 256)?,
         blocksize: blocksize as i32,
         // ZFP codes whole blocks of the b2nd geometry: never split them.
-        splitmode: if zfp.is_some() { splitmode::NEVER } else { CParams::default().splitmode },
+        splitmode: if zfp.is_some() {
+            splitmode::NEVER
+        } else {
+            CParams::default().splitmode
+        },
         filters: candidates[0].filters,
         filters_meta: candidates[0].filters_meta,
         ..CParams::default()

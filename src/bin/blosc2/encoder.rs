@@ -9,8 +9,8 @@ use blosc2::engine::constants::{filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::error::Error;
 use blosc2::engine::params::{CParams, DParams};
-use blosc2::engine::plugins::ids;
 use blosc2::engine::pipeline_choice::{self, Pipeline};
+use blosc2::engine::plugins::ids;
 
 use crate::checksum;
 
@@ -162,13 +162,19 @@ mod tests {
             f[5] = filter::SHUFFLE;
             f
         };
-        assert_eq!(candidates(&FilterArg::Fixed(shuffle, [0; MAX_FILTERS]), Some(4)).len(), 1);
+        assert_eq!(
+            candidates(&FilterArg::Fixed(shuffle, [0; MAX_FILTERS]), Some(4)).len(),
+            1
+        );
         let ts: Vec<i32> = candidates(&FilterArg::Fixed(shuffle, [0; MAX_FILTERS]), None)
             .iter()
             .map(|p| p.typesize)
             .collect();
         assert_eq!(ts, AUTO_TYPESIZES);
-        assert_eq!(candidates(&FilterArg::Fixed([0; MAX_FILTERS], [0; MAX_FILTERS]), None).len(), 1);
+        assert_eq!(
+            candidates(&FilterArg::Fixed([0; MAX_FILTERS], [0; MAX_FILTERS]), None).len(),
+            1
+        );
         let auto = candidates(&FilterArg::Auto, None);
         assert!(auto.len() >= 10 && auto[0].is_none());
         let at4 = candidates(&FilterArg::Auto, Some(4));

@@ -200,10 +200,21 @@ mod tests {
     fn codecs() {
         assert_eq!(parse_codec("zstd").unwrap().compcode, codecs::compcode("zstd").unwrap());
         let acc = parse_codec("zfp-acc:-3").unwrap();
-        assert_eq!((acc.compcode, acc.meta as i8, acc.zfp), (ids::CODEC_ZFP_FIXED_ACCURACY, -3, true));
+        assert_eq!(
+            (acc.compcode, acc.meta as i8, acc.zfp),
+            (ids::CODEC_ZFP_FIXED_ACCURACY, -3, true)
+        );
         assert_eq!(parse_codec("zfp-prec:20").unwrap().meta, 20);
         assert_eq!(parse_codec("zfp-rate:50").unwrap().compcode, ids::CODEC_ZFP_FIXED_RATE);
-        for bad in ["zfp-rate:0", "zfp-rate:101", "zfp-acc", "zfp-acc:200", "zfp-prec:-1", "ndlz", "nope"] {
+        for bad in [
+            "zfp-rate:0",
+            "zfp-rate:101",
+            "zfp-acc",
+            "zfp-acc:200",
+            "zfp-prec:-1",
+            "ndlz",
+            "nope",
+        ] {
             assert!(parse_codec(bad).is_err(), "{bad}");
         }
     }

@@ -22,7 +22,7 @@ use super::super::context::{
     blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx, ctx_in_mode,
     ctx_ref, decompress_with,
 };
-use super::super::convert::DPARAMS_DEFAULTS;
+use super::super::defaults::DPARAMS_DEFAULTS;
 use super::super::types::{blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_io};
 use super::super::types_schunk::{blosc2_frame, blosc2_schunk, blosc2_storage};
 
@@ -373,7 +373,7 @@ impl State {
             let raw = self.sc.vlmeta_raw(&name).map_err(ecode)?.to_vec();
             vlmetas.push((name, raw));
         }
-        super::super::plugins::publish_env(self.public.cast(), self.sc.plugin_env().clone());
+        super::super::plugin_calls::publish_env(self.public.cast(), self.sc.plugin_env().clone());
         let p = self.public();
         let n = reconcile(&mut p.metalayers[..], usize::from(p.nmetalayers), &metas)?;
         p.nmetalayers = n as u16;
@@ -641,7 +641,7 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         p.dctx = dctx;
         p.view = false;
     }
-    sc.set_plugin_host(Some(super::super::plugins::host_of(public.cast())));
+    sc.set_plugin_host(Some(super::super::plugin_calls::host_of(public.cast())));
     let mut st = State {
         sc,
         public,
@@ -711,7 +711,7 @@ pub(super) fn release(st: &mut State) {
     cfree(st.data);
     st.data = ptr::null_mut();
     st.data_len = 0;
-    super::super::plugins::forget_env(st.public.cast());
+    super::super::plugin_calls::forget_env(st.public.cast());
     cfree(st.public);
     st.freed = true;
 }

@@ -12,7 +12,8 @@ use crate::engine::params::CParams;
 use crate::engine::schunk::Storage;
 
 use super::super::boundary::{c_str, ERR_INVALID_PARAM};
-use super::super::convert::{cctx_setup, dctx_setup, CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
+use super::super::convert::{cctx_setup, dctx_setup};
+use super::super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::super::types::blosc2_cparams;
 use super::super::types_schunk::blosc2_storage;
 

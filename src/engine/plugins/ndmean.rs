@@ -101,29 +101,12 @@ fn grid(b2nd: &Meta, meta: u8, typesize: usize, length: usize) -> Result<CellGri
 
 #[cfg(test)]
 mod tests {
-    use super::super::ndcell::tests::{cases, meta_for};
+    use super::super::ndcell::tests::{check_reference, meta_for};
     use super::*;
 
     #[test]
     fn matches_the_reference() {
-        for c in cases("ndmean") {
-            let mut fwd = vec![0u8; c.input.len()];
-            forward(&c.input, &mut fwd, c.meta, c.typesize, &c.b2nd).unwrap();
-            assert!(
-                fwd == c.output.unwrap(),
-                "forward {:?} meta {}",
-                c.b2nd.blockshape,
-                c.meta
-            );
-            let mut back = vec![0u8; c.input.len()];
-            backward(&fwd, &mut back, c.meta, c.typesize, &c.b2nd).unwrap();
-            assert!(
-                back == c.decoded.unwrap(),
-                "backward {:?} meta {}",
-                c.b2nd.blockshape,
-                c.meta
-            );
-        }
+        check_reference("ndmean", forward, backward, false);
     }
 
     #[test]
@@ -151,16 +134,7 @@ mod tests {
     fn cell_origin_quirk_as_the_reference() {
         // Block 2x8, cell 4: clipped to 2x4 but placed with edge 2 along the
         // second dimension too, so the two cells overlap.
-        for c in cases("ndmean-quirk") {
-            let mut fwd = vec![0u8; c.input.len()];
-            forward(&c.input, &mut fwd, c.meta, c.typesize, &c.b2nd).unwrap();
-            assert!(
-                fwd == c.output.unwrap(),
-                "forward {:?} meta {}",
-                c.b2nd.blockshape,
-                c.meta
-            );
-        }
+        check_reference("ndmean-quirk", forward, backward, true);
     }
 
     #[test]

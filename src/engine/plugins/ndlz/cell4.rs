@@ -10,103 +10,25 @@
 //! | `224 \| (j + k - 2) << 3` | rows 0, `j`, `k` match: (0,1,2) 232, (0,1,3) 240, (0,2,3) 248; rows (1,2,3) 224 |
 //! | `128 \| i << 5 \| j << 3` | rows `i`, `j` match; rows (2,3) are 128 |
 
-use super::{gather, slot, stream_bytes, Out, Tables, CORRUPT, HEADER_LEN, MAX_DISTANCE};
+use super::{encode_cells, slot, stream_bytes, Groups, Out, Tables, CORRUPT, MAX_DISTANCE};
 
 /// Encode the cells of the `shape` block `src` after the header already in
 /// `dst`; the stream's length, or 0 when it does not fit or is not smaller
 /// than `src`.
 pub(super) fn encode(src: &[u8], shape: [usize; 2], dst: &mut [u8]) -> usize {
-    let [rows, cols] = shape;
-    let grid = [rows.div_ceil(4), cols.div_ceil(4)];
-    let mut out = Out {
-        buf: dst,
-        pos: HEADER_LEN,
-    };
-    let mut tab = Tables::new();
-    // The slots a literal cell's row groups go to. Like 3.3.5, the slots
-    // are not cleared between cells: a group that found its slot taken
-    // leaves its offset 0 and an older cell's slot is cleared with it.
-    let mut hash_triple = [0usize; 2];
-    let mut hash_pair = [0usize; 3];
-    for i0 in 0..grid[0] {
-        for i1 in 0..grid[1] {
-            let mut update_triple = [0u32; 2];
-            let mut update_pair = [0u32; 3];
-            if out.pos + 17 > out.buf.len() {
-                return 0;
-            }
-            let orig = i0 * 4 * cols + i1 * 4;
-            let pad = [(rows - i0 * 4).min(4), (cols - i1 * 4).min(4)];
-            if pad != [4, 4] {
-                // Edge cells are literals.
-                out.byte(0);
-                gather(src, cols, orig, pad, &mut out);
-            } else {
-                let mut cell = [0u8; 16];
-                for r in 0..4 {
-                    let at = orig + r * cols;
-                    cell[4 * r..4 * r + 4].copy_from_slice(&src[at..at + 4]);
-                }
-                let anchor = out.pos;
-                let hash_cell = slot(&cell);
-                let seen = tab.cell[hash_cell];
-                let distance = if out.holds(seen, &cell) {
-                    anchor - seen as usize
-                } else {
-                    0
-                };
-                if cell.iter().all(|&b| b == cell[0]) {
-                    out.put(&[64, cell[0]]);
-                } else if distance == 0 || distance >= MAX_DISTANCE {
-                    if !row_matches(
-                        &cell,
-                        &tab,
-                        &mut out,
-                        &mut update_triple,
-                        &mut update_pair,
-                        &mut hash_triple,
-                        &mut hash_pair,
-                    ) {
-                        tab.cell[hash_cell] = (anchor + 1) as u32;
-                        if update_triple[0] != 0 {
-                            for h in 0..2 {
-                                tab.triple[hash_triple[h]] = update_triple[h];
-                            }
-                        }
-                        if update_pair[0] != 0 {
-                            for h in 0..3 {
-                                tab.pair[hash_pair[h]] = update_pair[h];
-                            }
-                        }
-                        out.byte(0);
-                        out.put(&cell);
-                    }
-                } else {
-                    out.byte(192);
-                    out.put(&((anchor - seen as usize) as u16).to_le_bytes());
-                }
-            }
-            if out.pos > src.len() {
-                return 0;
-            }
-        }
-    }
-    out.pos
+    encode_cells::<4, 16, 2, 3>(src, shape, dst, row_matches)
 }
 
 /// Look for an earlier row pair + pair, row triple, then row pair, in
 /// 3.3.5's order; write the first match found and return true. Records in
 /// `update_*`/`hash_*` where the consecutive row groups would enter the
 /// tables should the cell stay a literal.
-#[allow(clippy::too_many_arguments)]
 fn row_matches(
     cell: &[u8; 16],
     tab: &Tables,
     out: &mut Out<'_>,
-    update_triple: &mut [u32; 2],
-    update_pair: &mut [u32; 3],
-    hash_triple: &mut [usize; 2],
-    hash_pair: &mut [usize; 3],
+    (update_triple, hash_triple): Groups<'_, 2>,
+    (update_pair, hash_pair): Groups<'_, 3>,
 ) -> bool {
     let row = |r: usize| &cell[4 * r..4 * r + 4];
     let anchor = out.pos;

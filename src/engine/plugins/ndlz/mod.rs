@@ -267,3 +267,96 @@ fn gather(src: &[u8], cols: usize, orig: usize, pad: [usize; 2], out: &mut Out<'
 
 #[cfg(test)]
 mod tests;
+
+/// The slots of a cell's row groups in the triple and pair tables: where
+/// each group would enter (`update`, 0 for none) and its slot (`hash`).
+type Groups<'a, const N: usize> = (&'a mut [u32; N], &'a mut [usize; N]);
+
+/// The encoder both cell sizes share: `E`x`E` cells (`A` = `E * E` bytes)
+/// in C order, edge cells as literals, a cell all of one byte as token 64,
+/// a repeat of an earlier literal cell as token 192, else what the cell
+/// size's `row_matches` finds (`T` row triples, `P` row pairs), else a
+/// literal. Returns the stream's length after the header already in
+/// `dst`, or 0 when it does not fit or is not smaller than `src`.
+fn encode_cells<const E: usize, const A: usize, const T: usize, const P: usize>(
+    src: &[u8],
+    shape: [usize; 2],
+    dst: &mut [u8],
+    row_matches: impl Fn(&[u8; A], &Tables, &mut Out<'_>, Groups<'_, T>, Groups<'_, P>) -> bool,
+) -> usize {
+    let [rows, cols] = shape;
+    let grid = [rows.div_ceil(E), cols.div_ceil(E)];
+    let mut out = Out {
+        buf: dst,
+        pos: HEADER_LEN,
+    };
+    let mut tab = Tables::new();
+    // The slots a literal cell's row groups go to. Like 3.3.5, the slots
+    // are not cleared between cells: a group that found its slot taken
+    // leaves its offset 0 and an older cell's slot is cleared with it.
+    let mut hash_triple = [0usize; T];
+    let mut hash_pair = [0usize; P];
+    let mut cell = [0u8; A];
+    for i0 in 0..grid[0] {
+        for i1 in 0..grid[1] {
+            let mut update_triple = [0u32; T];
+            let mut update_pair = [0u32; P];
+            if out.pos + A + 1 > out.buf.len() {
+                return 0;
+            }
+            let orig = i0 * E * cols + i1 * E;
+            let pad = [(rows - i0 * E).min(E), (cols - i1 * E).min(E)];
+            if pad != [E, E] {
+                // Edge cells are literals.
+                out.byte(0);
+                gather(src, cols, orig, pad, &mut out);
+            } else {
+                for r in 0..E {
+                    let at = orig + r * cols;
+                    cell[E * r..E * r + E].copy_from_slice(&src[at..at + E]);
+                }
+                let anchor = out.pos;
+                let hash_cell = slot(&cell);
+                let seen = tab.cell[hash_cell];
+                let distance = if out.holds(seen, &cell) {
+                    anchor - seen as usize
+                } else {
+                    0
+                };
+                if cell.iter().all(|&b| b == cell[0]) {
+                    out.put(&[64, cell[0]]);
+                } else if distance == 0 || distance >= MAX_DISTANCE {
+                    let matched = row_matches(
+                        &cell,
+                        &tab,
+                        &mut out,
+                        (&mut update_triple, &mut hash_triple),
+                        (&mut update_pair, &mut hash_pair),
+                    );
+                    if !matched {
+                        tab.cell[hash_cell] = (anchor + 1) as u32;
+                        if update_triple[0] != 0 {
+                            for h in 0..T {
+                                tab.triple[hash_triple[h]] = update_triple[h];
+                            }
+                        }
+                        if update_pair[0] != 0 {
+                            for h in 0..P {
+                                tab.pair[hash_pair[h]] = update_pair[h];
+                            }
+                        }
+                        out.byte(0);
+                        out.put(&cell);
+                    }
+                } else {
+                    out.byte(192);
+                    out.put(&((anchor - seen as usize) as u16).to_le_bytes());
+                }
+            }
+            if out.pos > src.len() {
+                return 0;
+            }
+        }
+    }
+    out.pos
+}
