@@ -359,7 +359,7 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
     };
     let zfp_item = zfp.map(|g| g.typesize as u64);
     let whole_items = |n: u64| match zfp_item {
-        Some(item) if n % item != 0 => Err(usage(format!(
+        Some(item) if !n.is_multiple_of(item) => Err(usage(format!(
             "--codec zfp-*: {n} bytes are not a whole number of {item}-byte items"
         ))),
         _ => Ok(()),
@@ -373,7 +373,7 @@ fn compress(m: &ArgMatches) -> Result<(), Failure> {
     let mut buf = vec![0u8; chunksize];
     let mut pending = Some(read_full(&mut input, &mut buf).map_err(|e| failed(format!("reading {inp}: {e}")))?);
     if let (Some(g), Some(n)) = (&mut zfp, pending) {
-        if n < g.chunksize && n % g.typesize as usize == 0 && n >= 4 * g.typesize as usize {
+        if n < g.chunksize && n.is_multiple_of(g.typesize as usize) && n >= 4 * g.typesize as usize {
             g.chunksize = n;
             cp.blocksize = n as i32;
         }
