@@ -74,7 +74,8 @@ static void slices(int kind) {
 #ifndef CAPI_REFERENCE
   /* Out of range (3.3.5 reads past the end). */
   CHECK(blosc2_schunk_get_slice_buffer(sc, 0, TOTAL + 1, buf) < 0);
-  CHECK(blosc2_schunk_get_slice_buffer(sc, 5, 4, buf) < 0);
+  /* A reversed range reads nothing, as 3.3.5 (capi-tests/slice_edges.c). */
+  CHECK_EQ(blosc2_schunk_get_slice_buffer(sc, 5, 4, buf), 0);
   CHECK(blosc2_schunk_set_slice_buffer(sc, -1, 4, buf) < 0);
   int64_t bad = TOTAL;
   CHECK(blosc2_schunk_get_sparse_buffer(sc, 1, &bad, got) < 0);

@@ -358,9 +358,23 @@ fn schunk_meta() {
     run("schunk_meta");
 }
 
+/// Metalayer and vlmetalayer edits of a file frame keep `cbytes` and the
+/// file size, as 3.3.5 (python-blosc2's proxy caches).
+#[test]
+fn vlmeta_in_place() {
+    run("vlmeta_in_place");
+}
+
 #[test]
 fn schunk_slices() {
     run("schunk_slices");
+}
+
+/// Slices at and past the end return 3.3.5's codes (python-blosc2's
+/// SChunk slices).
+#[test]
+fn slice_edges() {
+    run("slice_edges");
 }
 
 #[test]

@@ -18,18 +18,55 @@ fn ecode(e: crate::engine::error::Error) -> c_int {
     super::boundary::code_of(&e)
 }
 
-/// Bytes of the item range `[start, stop)`, checked against the
-/// super-chunk (`ERR_INVALID_PARAM` when out of range).
-fn slice_len(st: &State, start: i64, stop: i64) -> Result<i64, c_int> {
+/// Bytes of the item range `[start, stop)` to read, as 3.3.5 bounds its
+/// reads: an empty or reversed range reads nothing (`Ok(None)`, success),
+/// one reaching past the end fails with `ERR_FAILURE` (its chunk loop finds
+/// no chunk there).
+fn get_len(st: &State, start: i64, stop: i64) -> Result<Option<i64>, c_int> {
     let ts = i64::from(st.sc.typesize());
-    if start < 0 || stop < start || ts <= 0 {
+    if stop <= start {
+        return Ok(None);
+    }
+    if start < 0 || ts <= 0 {
+        return Err(ERR_FAILURE);
+    }
+    let end = stop.checked_mul(ts).ok_or(ERR_FAILURE)?;
+    if end > st.sc.nbytes() {
+        return Err(ERR_FAILURE);
+    }
+    Ok(Some((stop - start) * ts))
+}
+
+/// The item range `[start, stop')` to write and its bytes, as 3.3.5
+/// bounds its writes: an empty or reversed range writes nothing
+/// (`Ok(None)`, success); a range ending past the last item but inside
+/// the last chunk's `chunksize` writes up to the last item and drops the
+/// rest (3.3.5 copies them past the chunk's end and recompresses only
+/// its bytes); one reaching a chunk past the last fails with
+/// `ERR_FAILURE`. A negative start is refused (3.3.5 writes before its
+/// buffer).
+fn set_range(st: &State, start: i64, stop: i64) -> Result<Option<(i64, i64)>, c_int> {
+    let ts = i64::from(st.sc.typesize());
+    if stop <= start {
+        return Ok(None);
+    }
+    if start < 0 || ts <= 0 {
         return Err(ERR_INVALID_PARAM);
     }
     let end = stop.checked_mul(ts).ok_or(ERR_INVALID_PARAM)?;
-    if end > st.sc.nbytes() {
-        return Err(ERR_INVALID_PARAM);
+    let nbytes = st.sc.nbytes();
+    let mut stop = stop;
+    if end > nbytes {
+        let cs = i64::from(st.sc.chunksize());
+        if cs <= 0 || (end - 1) / cs >= st.sc.nchunks() {
+            return Err(ERR_FAILURE);
+        }
+        stop = nbytes / ts;
+        if stop <= start {
+            return Ok(None);
+        }
     }
-    Ok((stop - start) * ts)
+    Ok(Some((stop, (stop - start) * ts)))
 }
 
 /// Start (in bytes) of every chunk, plus the total at the end.
@@ -132,7 +169,8 @@ fn get_sparse_with_ctx(st: &mut State, coords: &[i64], out: &mut [u8]) -> Result
 
 /// Copy items `[start, stop)` into `buffer` (`(stop - start) * typesize`
 /// bytes), decoding only the blocks needed. Works with variable chunk
-/// sizes too. Returns 0 or a negative code.
+/// sizes too. Returns 0 (also for `stop <= start`: nothing read) or a
+/// negative code (`BLOSC2_ERROR_FAILURE` past the end, as 3.3.5).
 ///
 /// # Safety
 /// `schunk` must be NULL or live; `buffer` writable for the slice's bytes.
@@ -145,7 +183,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         with_state(schunk, |st| {
-            let len = slice_len(st, start, stop)?;
+            let Some(len) = get_len(st, start, stop)? else {
+                return Ok(SUCCESS);
+            };
             // SAFETY: writable for the slice's bytes per the contract.
             let out = unsafe { out_bytes(buffer, len) }?;
             if st.plain_dctx() {
@@ -160,7 +200,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 }
 
 /// Overwrite items `[start, stop)` with `buffer`, recompressing the chunks
-/// involved. Returns 0 or a negative code.
+/// involved. Returns 0 or a negative code. As 3.3.5: `stop <= start`
+/// writes nothing and succeeds, items past the end but inside the last
+/// chunk's `chunksize` are dropped, a chunk past the last one fails.
 ///
 /// # Safety
 /// `schunk` must be NULL or live; `buffer` readable for the slice's bytes.
@@ -173,7 +215,9 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         with_state(schunk, |st| {
-            let len = slice_len(st, start, stop)?;
+            let Some((stop, len)) = set_range(st, start, stop)? else {
+                return Ok(SUCCESS);
+            };
             // SAFETY: readable for the slice's bytes per the contract.
             let src = unsafe { bytes(buffer.cast_const(), len) }.map_err(|e| e.code())?;
             if st.plain_cctx() && st.plain_dctx() {

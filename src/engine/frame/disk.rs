@@ -251,6 +251,8 @@ impl Frame {
         if !same_header_len || (plan.slots.is_empty() && props.nbytes == 0) {
             return self.rewrite_file(plan, props);
         }
+        let keeps = self.keeps_chunks_and_index(&plan);
+        let old_cbytes = self.hdr.cbytes;
         let rel = self.hdr.frame_len;
         // New chunks go where the old offsets chunk starts, as in 3.3.5, so
         // appends leave no dead bytes; `bridge_old_index` first moves the
@@ -259,7 +261,11 @@ impl Frame {
         // writes past the end instead, leaving the old index as dead bytes:
         // then every commit grows `cbytes`, so no header ever comes back,
         // and a reader that finds the same header before and after its
-        // reads (`open_file`) really saw one state. Appends and inserts of
+        // reads (`open_file`) really saw one state; except that metalayer
+        // and vlmetalayer edits then move the index back (see
+        // `move_index_back`), as 3.3.5 keeps `cbytes` through them (a
+        // reader without the lock may then see a trailer being rewritten,
+        // as with 3.3.5). Appends and inserts of
         // special chunks go in place too (no dead bytes, `cbytes`
         // unchanged, as in 3.3.5): they grow `nbytes`, and every other
         // commit grows `cbytes`, so their headers never repeat either.
@@ -269,7 +275,17 @@ impl Frame {
         if self.hdr.cbytes < 0 || hl + self.hdr.cbytes > rel {
             return Err(Error::InvalidHeader);
         }
-        let data_start = if in_place { self.hdr.cbytes } else { rel - hl };
+        let trailer = format::encode_trailer(&plan.vlmetas)?;
+        let data_start = if in_place {
+            self.hdr.cbytes
+        } else if keeps {
+            // Far enough that the second step's copy back to `cbytes`
+            // cannot overlap what this step writes.
+            let index_len = self.off_chunk.as_ref().map_or(0, Vec::len) as i64;
+            (rel - hl).max(self.hdr.cbytes + index_len + trailer.len() as i64)
+        } else {
+            rel - hl
+        };
         let tail_at = hl + data_start;
         let mut tail = Vec::new();
         let mut offs = Vec::with_capacity(plan.slots.len());
@@ -289,7 +305,6 @@ impl Frame {
             _ => offsets::encode_with_room(&offs, plan.index_room)?,
         };
         tail.extend_from_slice(&off_chunk);
-        let trailer = format::encode_trailer(&plan.vlmetas)?;
         tail.extend_from_slice(&trailer);
         let mut hdr = fixed_header(props, cbytes, false, !plan.vlmetas.is_empty());
         let header = header_bytes(
@@ -331,8 +346,69 @@ impl Frame {
         self.metas = plan.metas;
         self.vlmetas = plan.vlmetas;
         self.trailer_len = trailer.len() as u32;
+        if keeps {
+            // Best effort: the edit is committed whatever happens here.
+            let _ = self.move_index_back(base, old_cbytes, durable);
+            return Ok(());
+        }
         self.growth += tail.len() as i64;
         self.maybe_compact(props)
+    }
+
+    /// Whether `plan` only changes metalayers or vlmetalayers of a frame
+    /// with chunks whose header, offsets chunk and trailer lie back to
+    /// back (as every commit leaves them).
+    fn keeps_chunks_and_index(&self, plan: &Plan<'_>) -> bool {
+        let Some(off_chunk) = &self.off_chunk else {
+            return false;
+        };
+        let trailer_end =
+            i64::from(self.hdr.header_len) + self.hdr.cbytes + off_chunk.len() as i64 + i64::from(self.trailer_len);
+        !plan.index_changed
+            && plan.off_chunk.is_none()
+            && plan.dropped.is_empty()
+            && !self.offsets.is_empty()
+            && plan.slots.iter().all(|s| matches!(s, Slot::Old(_)))
+            && trailer_end == self.hdr.frame_len
+    }
+
+    /// Second step of a metalayer or vlmetalayer edit (the first wrote
+    /// the new offsets chunk and trailer past the old ones and committed
+    /// them): copy them back to where the old offsets chunk started
+    /// (`cbytes` relative to the data region, now dead bytes no offset
+    /// points into) and commit that, so that `cbytes` and the file size end
+    /// as 3.3.5's `frame_update_header`/`frame_update_trailer` leave them
+    /// (python-blosc2 bounds its proxy caches by `cbytes`). Each step is a
+    /// commit of its own: a failure leaves the edit done.
+    fn move_index_back(&mut self, base: u64, cbytes: i64, durable: bool) -> Result<()> {
+        let hl = i64::from(self.hdr.header_len);
+        let at = hl + self.hdr.cbytes;
+        let to = hl + cbytes;
+        let len = self.hdr.frame_len - at;
+        if len < 0 || to + len > at {
+            return Err(Error::InvalidHeader);
+        }
+        let mut moved = self.hdr.clone();
+        moved.cbytes = cbytes;
+        moved.frame_len = to + len;
+        let header = format::encode_header(&moved, &self.metas)?;
+        if header.len() as i64 != hl {
+            return Err(Error::InvalidHeader);
+        }
+        let mut index = vec![0u8; usize::try_from(len).map_err(|_| Error::InvalidHeader)?];
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.read_at(base + at as u64, &mut index)?;
+        file.write_at(base + to as u64, &index)?;
+        if durable {
+            file.sync()?;
+        }
+        file.write_at(base, &header[..HEADER_MINLEN])?;
+        if durable {
+            file.sync()?;
+        }
+        self.hdr = moved;
+        let _ = file.truncate(base + self.hdr.frame_len as u64);
+        Ok(())
     }
 
     /// Copy the old offsets chunk and trailer to `at` (relative to the

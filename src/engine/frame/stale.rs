@@ -7,12 +7,14 @@ use super::{io, Frame, FrameKind};
 use crate::engine::error::{Error, Result};
 
 impl Frame {
-    /// Whether the header or metalayers stored on disk differ from the
-    /// ones this frame holds (always false in memory). Reads only the
-    /// header of a file frame (the index file of a sparse one); every
-    /// edit rewrites it, so an unchanged header means an unchanged frame.
+    /// Whether the header, metalayers or vlmetalayers stored on disk
+    /// differ from the ones this frame holds (always false in memory).
+    /// Reads the header and trailer of a file frame (the index file of a
+    /// sparse one): chunk edits always change the header, but vlmetalayer
+    /// edits rewrite the trailer in place (as 3.3.5 does), where a
+    /// same-sized one leaves the header as it was.
     pub fn changed_on_disk(&mut self) -> Result<bool> {
-        let header = match &self.kind {
+        let (header, trailer) = match &self.kind {
             FrameKind::Memory => return Ok(false),
             FrameKind::File { path, offset } => {
                 let mut f = self.fs.open(path, false)?;
@@ -28,7 +30,12 @@ impl Frame {
                 }
                 let mut full = vec![0u8; len];
                 f.read_at(*offset, &mut full)?;
-                full
+                let mut trailer = vec![0u8; self.trailer_len as usize];
+                f.read_at(
+                    *offset + (hdr.frame_len as u64).saturating_sub(u64::from(self.trailer_len)),
+                    &mut trailer,
+                )?;
+                (full, trailer)
             }
             FrameKind::Sparse { dir } => {
                 let buf = read_whole(&*self.fs, &io::sframe_index_path(dir))?;
@@ -37,9 +44,17 @@ impl Frame {
                     return Ok(true);
                 }
                 let len = usize::try_from(hdr.header_len).map_err(|_| Error::InvalidHeader)?;
-                buf.get(..len).ok_or(Error::InvalidHeader)?.to_vec()
+                let end = usize::try_from(hdr.frame_len).map_err(|_| Error::InvalidHeader)?;
+                let trailer_at = end.saturating_sub(self.trailer_len as usize);
+                let header = buf.get(..len).ok_or(Error::InvalidHeader)?.to_vec();
+                (header, buf.get(trailer_at..end).unwrap_or_default().to_vec())
             }
         };
-        Ok(format::decode_metalayers(&header)? != self.metas)
+        if format::decode_metalayers(&header)? != self.metas {
+            return Ok(true);
+        }
+        // A torn or different trailer reads as a change: the refresh that
+        // follows re-reads the frame whole.
+        Ok(format::decode_trailer(&trailer).map_or(true, |v| v != self.vlmetas))
     }
 }
