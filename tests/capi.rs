@@ -370,6 +370,13 @@ fn schunk_slices() {
     run("schunk_slices");
 }
 
+/// A user filter whose name is not text registers (python-blosc2 leaves
+/// the name unset).
+#[test]
+fn register_unnamed_filter() {
+    run("register_unnamed_filter");
+}
+
 /// Slices at and past the end return 3.3.5's codes (python-blosc2's
 /// SChunk slices).
 #[test]

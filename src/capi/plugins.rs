@@ -80,14 +80,15 @@ unsafe fn register_user(
         registry::trace_error(kind.low_id);
         return kind.refused;
     }
+    // A NULL name, or one that is not text, registers a nameless plugin:
+    // 3.3.5 copies the struct without reading the name, and python-blosc2
+    // leaves a filter's name unset (stack bytes) when it registers Python
+    // callbacks without one.
     let name = if name.is_null() {
         ""
     } else {
         // SAFETY: non-NULL and NUL-terminated per the contract.
-        match unsafe { c_str(name) } {
-            Some(name) => name,
-            None => return ERR_INVALID_PARAM,
-        }
+        unsafe { c_str(name) }.unwrap_or("")
     };
     match register(name) {
         Ok(()) => SUCCESS,
