@@ -2116,7 +2116,8 @@ BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
 /**
  * Copy items `[start, stop)` into `buffer` (`(stop - start) * typesize`
  * bytes), decoding only the blocks needed. Works with variable chunk
- * sizes too. Returns 0 or a negative code.
+ * sizes too. Returns 0 (also for `stop <= start`: nothing read) or a
+ * negative code (`BLOSC2_ERROR_FAILURE` past the end, as 3.3.5).
  *
  * # Safety
  * `schunk` must be NULL or live; `buffer` writable for the slice's bytes.
@@ -2129,7 +2130,9 @@ int blosc2_schunk_get_slice_buffer(blosc2_schunk *schunk,
 
 /**
  * Overwrite items `[start, stop)` with `buffer`, recompressing the chunks
- * involved. Returns 0 or a negative code.
+ * involved. Returns 0 or a negative code. As 3.3.5: `stop <= start`
+ * writes nothing and succeeds, items past the end but inside the last
+ * chunk's `chunksize` are dropped, a chunk past the last one fails.
  *
  * # Safety
  * `schunk` must be NULL or live; `buffer` readable for the slice's bytes.
