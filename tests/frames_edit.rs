@@ -387,8 +387,9 @@ impl CompressForTest for SChunk {
     }
 }
 
-/// Another handle's edits become visible after `refresh`; dead bytes left
-/// by edits are reclaimed by `compact`, automatically once they dominate.
+/// Another handle's edits become visible after `refresh`; updates leave
+/// no dead bytes (as 3.3.5), deleted chunks do until `compact` reclaims
+/// them, automatically once they dominate.
 #[test]
 fn refresh_and_compaction() {
     let dir = scratch("refresh");
@@ -409,19 +410,31 @@ fn refresh_and_compaction() {
     assert_eq!(b.nchunks(), 2);
     assert_eq!(contents(&mut b), vec![buf(0, 4000), buf(1, 4000)]);
     let mut model = contents(&mut a);
+    let live_size = std::fs::metadata(&p).unwrap().len();
     for k in 0..300 {
         a.update_chunk(1, &a.compress_buffer_for_test(&buf(k + 2, 4000)))
             .unwrap();
         model[1] = buf(k + 2, 4000);
     }
+    let updated = std::fs::metadata(&p).unwrap().len();
+    assert_eq!(updated as i64, a.frame_len());
+    assert!(
+        updated < live_size + 200,
+        "{updated} vs {live_size}: updates left dead bytes"
+    );
+    check(&mut a, &model, "updated");
+    // A deleted chunk stays as dead bytes (as in 3.3.5) until compaction.
+    a.append_buffer(&buf(500, 4000)).unwrap();
     let grown = std::fs::metadata(&p).unwrap().len();
+    a.delete_chunk(2).unwrap();
+    assert!(std::fs::metadata(&p).unwrap().len() + 100 > grown);
     a.compact().unwrap();
     let compacted = std::fs::metadata(&p).unwrap().len();
-    assert!(compacted < grown, "{compacted} >= {grown}");
+    assert!(compacted < grown - 100, "{compacted} vs {grown}");
     assert_eq!(compacted as i64, a.frame_len());
     check(&mut a, &model, "compacted");
-    // Many edits of incompressible chunks: the automatic compaction keeps
-    // the dead bytes bounded.
+    // Many appends and deletes of incompressible chunks: the automatic
+    // compaction keeps the dead bytes bounded.
     let noise = |k: u64| -> Vec<u8> {
         let mut x = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         (0..4000)
@@ -436,6 +449,8 @@ fn refresh_and_compaction() {
     for k in 0..700 {
         a.update_chunk(0, &a.compress_buffer_for_test(&noise(k))).unwrap();
         model[0] = noise(k);
+        a.append_buffer(&noise(k + 1000)).unwrap();
+        a.delete_chunk(2).unwrap();
     }
     let size = std::fs::metadata(&p).unwrap().len();
     assert!(size < 2 << 20, "file grew to {size} bytes");

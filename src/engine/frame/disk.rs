@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::edit::{fixed_header, header_bytes, special_for, stored_bytes, Edit, Props, Slot};
-use super::format::{self, Meta, HEADER_MINLEN};
+use super::format::{self, Meta};
 use super::io::{self, FrameFile};
 use super::offsets::{self, Entry};
 use super::{Frame, FrameKind};
@@ -84,19 +84,22 @@ impl FrameFile for FrameImage {
 }
 
 /// Everything an edit of a disk frame decided, before it is written.
-struct Plan<'a> {
-    slots: Vec<Slot<'a>>,
+pub(super) struct Plan<'a> {
+    pub(super) slots: Vec<Slot<'a>>,
     /// Stored entries the edit unreferenced (sparse: chunk ids to remove).
-    dropped: Vec<i64>,
-    metas: Vec<Meta>,
-    vlmetas: Vec<Meta>,
+    pub(super) dropped: Vec<i64>,
+    /// An update of a stored chunk: its slot and old offset (contiguous
+    /// files put the new chunk there, as 3.3.5 does).
+    pub(super) replaced: Option<(usize, i64)>,
+    pub(super) metas: Vec<Meta>,
+    pub(super) vlmetas: Vec<Meta>,
     /// A ready-made offsets chunk (`fill_special`).
-    off_chunk: Option<Vec<u8>>,
+    pub(super) off_chunk: Option<Vec<u8>>,
     /// Whether the offsets changed.
-    index_changed: bool,
+    pub(super) index_changed: bool,
     /// Spare entries of room to compress the offsets with (1 after a
     /// delete, see [`offsets::encode_with_room`]).
-    index_room: usize,
+    pub(super) index_room: usize,
 }
 
 /// Picks the ids (file names) of a sparse frame's new chunk files.
@@ -163,6 +166,7 @@ impl Frame {
         let mut plan = Plan {
             slots: Vec::new(),
             dropped: Vec::new(),
+            replaced: None,
             metas: self.metas.clone(),
             vlmetas: self.vlmetas.clone(),
             off_chunk: None,
@@ -182,6 +186,11 @@ impl Frame {
             Edit::Update(i, c) => {
                 let new = slot_for(c, variable)?;
                 let old = std::mem::replace(&mut slots[i], new);
+                if let Slot::Old(o) = old {
+                    if o >= 0 {
+                        plan.replaced = Some((i, o));
+                    }
+                }
                 drop_old(&mut plan, &old);
             }
             Edit::Delete(i) => {
@@ -239,7 +248,9 @@ impl Frame {
         Ok(())
     }
 
-    /// Append-and-commit for a contiguous file frame.
+    /// Commit an edit of a contiguous file frame: in place, as 3.3.5 lays
+    /// the bytes out (see `relayout.rs`), unless the header changes length
+    /// or the frame loses its last chunk.
     fn commit_file(&mut self, plan: Plan<'_>, props: &Props) -> Result<()> {
         let base = match &self.kind {
             FrameKind::File { offset, .. } => *offset,
@@ -251,202 +262,22 @@ impl Frame {
         if !same_header_len || (plan.slots.is_empty() && props.nbytes == 0) {
             return self.rewrite_file(plan, props);
         }
-        let keeps = self.keeps_chunks_and_index(&plan);
-        let old_cbytes = self.hdr.cbytes;
-        let rel = self.hdr.frame_len;
-        // New chunks go where the old offsets chunk starts, as in 3.3.5, so
-        // appends leave no dead bytes; `bridge_old_index` first moves the
-        // old index out of the way. An edit of a frame with chunks that
-        // adds no chunk bytes (vlmetalayers, deletes, reorders, specials)
-        // writes past the end instead, leaving the old index as dead bytes:
-        // then every commit grows `cbytes`, so no header ever comes back,
-        // and a reader that finds the same header before and after its
-        // reads (`open_file`) really saw one state; except that metalayer
-        // and vlmetalayer edits then move the index back (see
-        // `move_index_back`), as 3.3.5 keeps `cbytes` through them (a
-        // reader without the lock may then see a trailer being rewritten,
-        // as with 3.3.5). Appends and inserts of
-        // special chunks go in place too (no dead bytes, `cbytes`
-        // unchanged, as in 3.3.5): they grow `nbytes`, and every other
-        // commit grows `cbytes`, so their headers never repeat either.
-        let adds_chunks = plan.slots.iter().any(|s| matches!(s, Slot::New(_)));
-        let grows_special = props.nbytes > self.hdr.nbytes && plan.dropped.is_empty();
-        let in_place = adds_chunks || grows_special || self.offsets.is_empty();
-        if self.hdr.cbytes < 0 || hl + self.hdr.cbytes > rel {
-            return Err(Error::InvalidHeader);
-        }
-        let trailer = format::encode_trailer(&plan.vlmetas)?;
-        let data_start = if in_place {
-            self.hdr.cbytes
-        } else if keeps {
-            // Far enough that the second step's copy back to `cbytes`
-            // cannot overlap what this step writes.
-            let index_len = self.off_chunk.as_ref().map_or(0, Vec::len) as i64;
-            (rel - hl).max(self.hdr.cbytes + index_len + trailer.len() as i64)
-        } else {
-            rel - hl
-        };
-        let tail_at = hl + data_start;
-        let mut tail = Vec::new();
-        let mut offs = Vec::with_capacity(plan.slots.len());
-        for s in &plan.slots {
-            match s {
-                Slot::Old(o) => offs.push(*o),
-                Slot::New(c) => {
-                    offs.push(data_start + tail.len() as i64);
-                    tail.extend_from_slice(c);
-                }
+        // Deleted chunks stay as dead bytes, as in 3.3.5; they count
+        // towards compaction.
+        let mut dead = 0i64;
+        for &d in &plan.dropped {
+            if plan.replaced.is_none_or(|(_, o)| o != d) {
+                let head = self.read_file_chunk_header(d)?;
+                dead += self.checked_chunk_len(d, &head)? as i64;
             }
         }
-        let cbytes = data_start + tail.len() as i64;
-        let off_chunk = match (plan.off_chunk, plan.index_changed, &self.off_chunk) {
-            (Some(o), _, _) => o,
-            (None, false, Some(o)) => o.clone(),
-            _ => offsets::encode_with_room(&offs, plan.index_room)?,
-        };
-        tail.extend_from_slice(&off_chunk);
-        tail.extend_from_slice(&trailer);
-        let mut hdr = fixed_header(props, cbytes, false, !plan.vlmetas.is_empty());
-        let header = header_bytes(
-            &mut hdr,
-            &plan.metas,
-            cbytes + off_chunk.len() as i64 + trailer.len() as i64,
-        )?;
-        let metas_changed = plan.metas != self.metas;
-        let durable = durable_commits();
-        // 1. The old state, moved so that nothing live lies where the new
-        //    bytes go.
-        if in_place {
-            self.bridge_old_index(base, tail_at + tail.len() as i64, durable)?;
-        }
-        // 2. Everything new.
-        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        file.write_at(base + tail_at as u64, &tail)?;
-        if durable {
-            file.sync()?;
-        }
-        // 3. The commit: one write of the fixed header (the whole header
-        //    when metalayer contents changed).
-        let commit = if metas_changed {
-            &header[..]
-        } else {
-            &header[..HEADER_MINLEN]
-        };
-        file.write_at(base, commit)?;
-        if durable {
-            file.sync()?;
-        }
-        // 4. Bytes past the new end (the bridge, or an earlier failed edit)
-        //    are dead; dropping them is best effort, the state is already
-        //    committed.
-        let _ = file.truncate(base + hdr.frame_len as u64);
-        self.hdr = hdr;
-        self.offsets = offs;
-        self.off_chunk = Some(off_chunk);
-        self.metas = plan.metas;
-        self.vlmetas = plan.vlmetas;
-        self.trailer_len = trailer.len() as u32;
-        if keeps {
-            // Best effort: the edit is committed whatever happens here.
-            let _ = self.move_index_back(base, old_cbytes, durable);
-            return Ok(());
-        }
-        self.growth += tail.len() as i64;
+        self.commit_in_place(plan, props, base)?;
+        self.growth += dead;
         self.maybe_compact(props)
     }
 
-    /// Whether `plan` only changes metalayers or vlmetalayers of a frame
-    /// with chunks whose header, offsets chunk and trailer lie back to
-    /// back (as every commit leaves them).
-    fn keeps_chunks_and_index(&self, plan: &Plan<'_>) -> bool {
-        let Some(off_chunk) = &self.off_chunk else {
-            return false;
-        };
-        let trailer_end =
-            i64::from(self.hdr.header_len) + self.hdr.cbytes + off_chunk.len() as i64 + i64::from(self.trailer_len);
-        !plan.index_changed
-            && plan.off_chunk.is_none()
-            && plan.dropped.is_empty()
-            && !self.offsets.is_empty()
-            && plan.slots.iter().all(|s| matches!(s, Slot::Old(_)))
-            && trailer_end == self.hdr.frame_len
-    }
-
-    /// Second step of a metalayer or vlmetalayer edit (the first wrote
-    /// the new offsets chunk and trailer past the old ones and committed
-    /// them): copy them back to where the old offsets chunk started
-    /// (`cbytes` relative to the data region, now dead bytes no offset
-    /// points into) and commit that, so that `cbytes` and the file size end
-    /// as 3.3.5's `frame_update_header`/`frame_update_trailer` leave them
-    /// (python-blosc2 bounds its proxy caches by `cbytes`). Each step is a
-    /// commit of its own: a failure leaves the edit done.
-    fn move_index_back(&mut self, base: u64, cbytes: i64, durable: bool) -> Result<()> {
-        let hl = i64::from(self.hdr.header_len);
-        let at = hl + self.hdr.cbytes;
-        let to = hl + cbytes;
-        let len = self.hdr.frame_len - at;
-        if len < 0 || to + len > at {
-            return Err(Error::InvalidHeader);
-        }
-        let mut moved = self.hdr.clone();
-        moved.cbytes = cbytes;
-        moved.frame_len = to + len;
-        let header = format::encode_header(&moved, &self.metas)?;
-        if header.len() as i64 != hl {
-            return Err(Error::InvalidHeader);
-        }
-        let mut index = vec![0u8; usize::try_from(len).map_err(|_| Error::InvalidHeader)?];
-        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        file.read_at(base + at as u64, &mut index)?;
-        file.write_at(base + to as u64, &index)?;
-        if durable {
-            file.sync()?;
-        }
-        file.write_at(base, &header[..HEADER_MINLEN])?;
-        if durable {
-            file.sync()?;
-        }
-        self.hdr = moved;
-        let _ = file.truncate(base + self.hdr.frame_len as u64);
-        Ok(())
-    }
-
-    /// Copy the old offsets chunk and trailer to `at` (relative to the
-    /// frame start) or past the frame's end if that is further, and commit
-    /// a header that describes the unchanged state with its data region
-    /// stretched to the copy: the bytes between the old data end and the
-    /// copy are then unreferenced and free to overwrite.
-    fn bridge_old_index(&mut self, base: u64, at: i64, durable: bool) -> Result<()> {
-        let hl = i64::from(self.hdr.header_len);
-        let old_at = hl + self.hdr.cbytes;
-        let rel = self.hdr.frame_len;
-        let at = at.max(rel);
-        let mut old_index = vec![0u8; usize::try_from(rel - old_at).map_err(|_| Error::InvalidHeader)?];
-        let mut bridge = self.hdr.clone();
-        bridge.cbytes = at - hl;
-        bridge.frame_len = at + old_index.len() as i64;
-        let header = format::encode_header(&bridge, &self.metas)?;
-        if header.len() as i64 != hl {
-            return Err(Error::InvalidHeader);
-        }
-        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        file.read_at(base + old_at as u64, &mut old_index)?;
-        file.write_at(base + at as u64, &old_index)?;
-        if durable {
-            file.sync()?;
-        }
-        file.write_at(base, &header[..HEADER_MINLEN])?;
-        if durable {
-            file.sync()?;
-        }
-        // This handle now follows the bridged state, so that an edit after a
-        // failed one reads the intact copy, not the bytes that failed edit
-        // may have overwritten.
-        self.hdr = bridge;
-        Ok(())
-    }
-
-    /// Compact when this handle has produced more dead bytes than live ones.
+    /// Compact when this handle has left more dead bytes (deleted chunks)
+    /// than live ones.
     /// Backends without atomic renames (user callbacks, mmap) are never
     /// compacted behind the caller's back: that writes a second file.
     fn maybe_compact(&mut self, props: &Props) -> Result<()> {
@@ -483,6 +314,7 @@ impl Frame {
         let plan = Plan {
             slots: self.offsets.iter().map(|&o| Slot::Old(o)).collect(),
             dropped: Vec::new(),
+            replaced: None,
             metas: self.metas.clone(),
             vlmetas: self.vlmetas.clone(),
             off_chunk: None,

@@ -4,24 +4,12 @@
 //! appended to the data region, updates compact it, deletes leave the
 //! chunk bytes in place).
 //!
-//! In a file, nothing live is ever overwritten before the new state is
-//! complete, and the bytes end up where 3.3.5 puts them (new chunks where
-//! the old offsets chunk started). First the old offsets chunk and trailer
-//! are copied past the end of the new bytes, and a header that describes
-//! the old state with its data region stretched to that copy is committed
-//! (a "bridge": the old index's place is now unreferenced). Then the new
-//! chunks, offsets chunk and trailer are written there, and one write of
-//! the 87-byte fixed header (which lies in the first sector of the frame)
-//! switches to the new state; the bridge copy past the new end is cut off.
-//! Each step is synced when durable commits are on
-//! (`set_durable_commits`). Until a header write, the previous header
-//! still describes an untouched frame. Edits that add no chunk bytes to a
-//! frame with chunks write past the end without a bridge (the old index
-//! stays as dead bytes), so that `cbytes` grows with every commit and no
-//! header comes back (readers rely on that, see `open_file`). Edits that
-//! must move live bytes (a frame becoming empty, a growing header) write a
-//! complete new file and rename it over the old one; dead bytes are
-//! reclaimed the same way by [`Frame::compact`].
+//! In a file, the bytes end up where 3.3.5 puts them, but nothing live is
+//! ever overwritten before a committed header says it is dead: see
+//! `relayout.rs`. Edits that must move the header itself (a frame
+//! becoming empty, a header changing length) write a complete new file
+//! and rename it over the old one; dead bytes (deleted chunks, as 3.3.5
+//! leaves them) are reclaimed the same way by [`Frame::compact`].
 //!
 //! Sparse frames write chunk files under fresh ids, then replace the
 //! index file by renaming a complete new one over it, and only then

@@ -6,10 +6,9 @@
 //! Three storages share one in-memory model ([`Frame`]): the decoded
 //! header fields, metalayers, vlmetalayers and offsets.
 //! - in memory, edits reproduce 3.3.5's byte layout exactly;
-//! - in a file, edits never overwrite live bytes: new data, the new
-//!   offsets chunk and the new trailer go past the current end of the
-//!   frame and one final write of the fixed header commits them (see
-//!   `edit.rs`);
+//! - in a file, edits leave 3.3.5's byte layout too, but never overwrite
+//!   bytes the committed header references: what must move is first
+//!   copied past the end and committed there (see `relayout.rs`);
 //! - in a directory, chunk files get fresh ids and the index file is
 //!   replaced by renaming a complete new copy over it.
 //!
@@ -26,6 +25,7 @@ pub mod lazy;
 pub mod lock;
 pub mod offsets;
 mod open;
+mod relayout;
 mod stale;
 
 use std::borrow::Cow;

@@ -217,16 +217,24 @@ impl Frame {
 
     fn open_file(fs: Arc<dyn FrameFs>, path: &Path, offset: u64) -> Result<Frame> {
         let mut file = fs.open(path, false)?;
-        // A writer may commit while this reads (see `edit.rs`): it changes
-        // no byte a header references before it has committed a newer
-        // header. So a read that finds the same fixed header before and
-        // after saw one consistent state, and one that did not is retried.
+        // A writer may commit while this reads (see `relayout.rs`): it
+        // changes no byte a header references before it has committed a
+        // newer header. So a read that finds the same fixed header before
+        // and after saw one consistent state, and one that did not is
+        // retried; except that a reorder or a same-sized update ends with
+        // the header it started from (as in 3.3.5), so a read spanning both
+        // of its commits could see that header around an offsets chunk
+        // being written: the offsets chunk and trailer are read again and
+        // must not have changed either.
         let mut attempts = 0;
         let parsed = loop {
             let mut before = [0u8; HEADER_MINLEN];
             let parsed = Self::read_file_parts(&mut file, offset, &mut before);
             let mut after = [0u8; HEADER_MINLEN];
-            let unchanged = file.read_at(offset, &mut after).is_ok() && after == before;
+            let mut unchanged = file.read_at(offset, &mut after).is_ok() && after == before;
+            if let (true, Ok(p)) = (unchanged, &parsed) {
+                unchanged = Self::parts_still_there(&mut file, offset, p);
+            }
             attempts += 1;
             if unchanged || attempts == OPEN_ATTEMPTS {
                 break parsed?;
@@ -245,6 +253,17 @@ impl Frame {
         let mut f = assemble(kind, fs, l, &header, &region, &trailer)?;
         f.file = Some(file);
         Ok(f)
+    }
+
+    /// Whether the offsets chunk and trailer of `p` are still what the
+    /// file holds.
+    fn parts_still_there(file: &mut Box<dyn FrameFile>, offset: u64, p: &FileParts) -> bool {
+        let mut region = vec![0u8; p.region.len()];
+        let mut trailer = vec![0u8; p.trailer.len()];
+        file.read_at(offset + p.l.off_pos, &mut region).is_ok()
+            && file.read_at(offset + p.l.trailer_pos, &mut trailer).is_ok()
+            && region == p.region
+            && trailer == p.trailer
     }
 
     /// Read a file frame's layout, header, offsets chunk and trailer,

@@ -10,9 +10,9 @@ impl Frame {
     /// Whether the header, metalayers or vlmetalayers stored on disk
     /// differ from the ones this frame holds (always false in memory).
     /// Reads the header and trailer of a file frame (the index file of a
-    /// sparse one): chunk edits always change the header, but vlmetalayer
-    /// edits rewrite the trailer in place (as 3.3.5 does), where a
-    /// same-sized one leaves the header as it was.
+    /// sparse one) and the offsets chunk: reorders and same-sized chunk
+    /// updates, and same-sized vlmetalayer edits, leave the header as it
+    /// was (as 3.3.5 does).
     pub fn changed_on_disk(&mut self) -> Result<bool> {
         let (header, trailer) = match &self.kind {
             FrameKind::Memory => return Ok(false),
@@ -35,6 +35,15 @@ impl Frame {
                     *offset + (hdr.frame_len as u64).saturating_sub(u64::from(self.trailer_len)),
                     &mut trailer,
                 )?;
+                // Reorders and same-sized updates keep the header (as in
+                // 3.3.5) but not the offsets chunk.
+                if let Some(o) = &self.off_chunk {
+                    let mut stored = vec![0u8; o.len()];
+                    let at = *offset + len as u64 + u64::try_from(hdr.cbytes).map_err(|_| Error::InvalidHeader)?;
+                    if f.read_at(at, &mut stored).is_err() || &stored != o {
+                        return Ok(true);
+                    }
+                }
                 (full, trailer)
             }
             FrameKind::Sparse { dir } => {
@@ -46,6 +55,11 @@ impl Frame {
                 let len = usize::try_from(hdr.header_len).map_err(|_| Error::InvalidHeader)?;
                 let end = usize::try_from(hdr.frame_len).map_err(|_| Error::InvalidHeader)?;
                 let trailer_at = end.saturating_sub(self.trailer_len as usize);
+                if let Some(o) = &self.off_chunk {
+                    if buf.get(len..len + o.len()) != Some(&o[..]) {
+                        return Ok(true);
+                    }
+                }
                 let header = buf.get(..len).ok_or(Error::InvalidHeader)?.to_vec();
                 (header, buf.get(trailer_at..end).unwrap_or_default().to_vec())
             }
