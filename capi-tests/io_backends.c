@@ -1,8 +1,9 @@
 /* User-defined I/O backends: registration rules, the blosc2_stdio_*
  * functions with bad input, an in-memory backend that keeps whole frames
  * out of the file system (so every access must go through it), and a
- * fault-injecting backend that fails the n-th write: the edit returns a
- * negative code and the frame keeps its last committed state. */
+ * fault-injecting backend (over blosc2_stdio_* and over mmap) that fails,
+ * tears or crashes at the n-th write of every kind of chunk edit: the edit
+ * returns a negative code and the frame keeps its last committed state. */
 #include "schunk_common.h"
 
 /* Insert fill_chunk(k) at position 0 as a compressed chunk. */
@@ -120,6 +121,7 @@ static void mem_free_all(mem_fs *fs) {
 static int writes_left = -1; /* < 0: never fail */
 static bool crash = false;     /* the failing write and every later one fail */
 static int fault_destroys = 0;
+static int faults_hit = 0;     /* writes and truncations failed so far */
 
 static void *fault_open(const char *urlpath, const char *mode, void *params) {
   (void)params;
@@ -129,6 +131,7 @@ static int fault_close(void *stream) { return blosc2_stdio_close(stream); }
 static int64_t fault_size(void *stream) { return blosc2_stdio_size(stream); }
 static int64_t fault_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream) {
   if (writes_left == 0) {
+    faults_hit++;
     /* A torn write: half of it lands (writes of up to 512 bytes at the
      * start of the file are sector-atomic: nothing lands). */
     if (position + size * nitems > 512) {
@@ -144,13 +147,49 @@ static int64_t fault_read(void **ptr, int64_t size, int64_t nitems, int64_t posi
   return blosc2_stdio_read(ptr, size, nitems, position, stream);
 }
 static int fault_truncate(void *stream, int64_t size) {
-  if (writes_left == 0) return -1;
+  if (writes_left == 0) {
+    faults_hit++;
+    return -1;
+  }
   return blosc2_stdio_truncate(stream, size);
 }
 static int fault_destroy(void *params) {
   (void)params;
   fault_destroys++;
   return 0;
+}
+
+/* The same faults over the mmap backend (`params` is its blosc2_stdio_mmap). */
+static void *fault_mmap_open(const char *urlpath, const char *mode, void *params) {
+  return blosc2_stdio_mmap_open(urlpath, mode, params);
+}
+static int fault_mmap_close(void *stream) { return blosc2_stdio_mmap_close(stream); }
+static int64_t fault_mmap_size(void *stream) { return blosc2_stdio_mmap_size(stream); }
+static int64_t fault_mmap_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream) {
+  if (writes_left == 0) {
+    faults_hit++;
+    if (position + size * nitems > 512) {
+      blosc2_stdio_mmap_write(ptr, 1, size * nitems / 2, position, stream);
+    }
+    if (!crash) writes_left = -1;
+    return 0;
+  }
+  if (writes_left > 0) writes_left--;
+  return blosc2_stdio_mmap_write(ptr, size, nitems, position, stream);
+}
+static int64_t fault_mmap_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream) {
+  return blosc2_stdio_mmap_read(ptr, size, nitems, position, stream);
+}
+static int fault_mmap_truncate(void *stream, int64_t size) {
+  if (writes_left == 0) {
+    faults_hit++;
+    return -1;
+  }
+  return blosc2_stdio_mmap_truncate(stream, size);
+}
+static int fault_mmap_destroy(void *params) {
+  fault_destroys++;
+  return blosc2_stdio_mmap_destroy(params);
 }
 
 static blosc2_io_cb callbacks(uint8_t id, char *name, bool mem) {
@@ -185,6 +224,18 @@ static void registration(void) {
   CHECK_EQ(blosc2_register_io_cb(&other), BLOSC2_ERROR_PLUGIN_IO);
   blosc2_io_cb fault = callbacks(201, "faulty", false);
   CHECK_EQ(blosc2_register_io_cb(&fault), 0);
+  blosc2_io_cb fault_mmap = fault;
+  fault_mmap.id = 202;
+  fault_mmap.name = "faulty_mmap";
+  fault_mmap.is_allocation_necessary = false;
+  fault_mmap.open = fault_mmap_open;
+  fault_mmap.close = fault_mmap_close;
+  fault_mmap.size = fault_mmap_size;
+  fault_mmap.write = fault_mmap_write;
+  fault_mmap.read = fault_mmap_read;
+  fault_mmap.truncate = fault_mmap_truncate;
+  fault_mmap.destroy = fault_mmap_destroy;
+  CHECK_EQ(blosc2_register_io_cb(&fault_mmap), 0);
 
   blosc2_io_cb *got = blosc2_get_io_cb(200);
   CHECK(got != NULL && got->open == mem_open && strcmp(got->name, "memory") == 0);
@@ -300,44 +351,138 @@ static void in_memory_backend(void) {
   mem_free_all(&fs);
 }
 
-/* Fail the n-th write of an append, for every n: a negative code, and a
- * reopened frame that has the old chunks or the new one, never less. */
+/* Compress fill_chunk(k) with `codec` at `clevel` (0: stored as is, larger
+ * than the other chunks; zstd 9: smaller) into `chunk`. */
+static int compress_k(int32_t k, int codec, int clevel, uint8_t *chunk, int32_t cap) {
+  int32_t *buf = xmalloc(NITEMS * 4);
+  fill_chunk(buf, NITEMS, k);
+  blosc2_cparams cp = int32_cparams(codec, clevel);
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  int csize = blosc2_compress_ctx(cctx, buf, NITEMS * 4, chunk, cap);
+  blosc2_free_ctx(cctx);
+  free(buf);
+  return csize;
+}
+
+enum { OP_APPEND, OP_UPDATE_LARGER, OP_UPDATE_SMALLER, OP_INSERT, OP_DELETE, OP_REORDER, NOPS };
+static const char *op_names[NOPS] = {"append", "update larger", "update smaller", "insert", "delete", "reorder"};
+
+/* The chunks (fill_chunk ids) of the 4-chunk base frame after `op`. */
+static int after_op(int op, int32_t *ks) {
+  int32_t base[4] = {0, 1, 2, 3};
+  memcpy(ks, base, sizeof(base));
+  switch (op) {
+    case OP_APPEND: ks[4] = 7; return 5;
+    case OP_UPDATE_LARGER: ks[1] = 7; return 4;
+    case OP_UPDATE_SMALLER: ks[2] = 8; return 4;
+    case OP_INSERT: ks[0] = 9; for (int i = 0; i < 4; i++) ks[i + 1] = i; return 5;
+    case OP_DELETE: ks[0] = 0; ks[1] = 2; ks[2] = 3; return 3;
+    default: for (int i = 0; i < 4; i++) ks[i] = 3 - i; return 4;
+  }
+}
+
+static int64_t run_op(blosc2_schunk *sc, int op, uint8_t *chunk, int32_t cap) {
+  int32_t *buf = xmalloc(NITEMS * 4);
+  int64_t rc;
+  int64_t order[4] = {3, 2, 1, 0};
+  switch (op) {
+    case OP_APPEND:
+      fill_chunk(buf, NITEMS, 7);
+      rc = blosc2_schunk_append_buffer(sc, buf, NITEMS * 4);
+      break;
+    case OP_UPDATE_LARGER:
+      rc = compress_k(7, BLOSC_LZ4, 0, chunk, cap);
+      if (rc > 0) rc = blosc2_schunk_update_chunk(sc, 1, chunk, true);
+      break;
+    case OP_UPDATE_SMALLER:
+      rc = compress_k(8, BLOSC_ZSTD, 9, chunk, cap);
+      if (rc > 0) rc = blosc2_schunk_update_chunk(sc, 2, chunk, true);
+      break;
+    case OP_INSERT: rc = insert_front(sc, 9, NITEMS); break;
+    case OP_DELETE: rc = blosc2_schunk_delete_chunk(sc, 1); break;
+    default: rc = blosc2_schunk_reorder_offsets(sc, order); break;
+  }
+  free(buf);
+  return rc;
+}
+
+/* Whether `re` holds exactly the chunks `ks`. */
+static bool holds(blosc2_schunk *re, const int32_t *ks, int n) {
+  if (re->nchunks != n) return false;
+  for (int i = 0; i < n; i++) {
+    if (!chunk_is(re, i, ks[i], NITEMS)) return false;
+  }
+  return true;
+}
+
+/* Fail (or tear, or crash at) the n-th write of every kind of chunk edit,
+ * for every n, through a faulty backend over blosc2_stdio_* and one over
+ * mmap: a negative code, and a reopened frame that holds the old chunks
+ * or the new ones, never anything else. */
 static void faults(void) {
   blosc2_cparams cp = int32_cparams(BLOSC_LZ4, 5);
-  blosc2_io io = {.id = 201, .name = "faulty", .params = NULL};
-  int32_t *buf = xmalloc(NITEMS * 4);
+  blosc2_io plain = {.id = 201, .name = "faulty", .params = NULL};
+  int32_t cap = NITEMS * 4 + BLOSC2_MAX_OVERHEAD;
+  uint8_t *chunk = xmalloc((size_t)cap);
   int failed = 0, passed = 0;
-  for (int n = 0; n < 80; n++) {
-    crash = n >= 40;
-    char name[64];
-    snprintf(name, sizeof(name), "fault-%d.b2frame", n);
-    char *path = scratch_path(name);
-    blosc2_storage st = {.contiguous = true, .urlpath = path, .cparams = &cp, .io = &io};
-    writes_left = -1;
-    blosc2_schunk *sc = make_schunk(&st, 3, NITEMS);
-    CHECK(sc != NULL);
-    if (sc == NULL) break;
-    fill_chunk(buf, NITEMS, 7);
-    writes_left = n % 40;
-    int64_t rc = blosc2_schunk_append_buffer(sc, buf, NITEMS * 4);
-    writes_left = -1;
-    if (rc < 0) failed++; else passed++;
-    CHECK(rc == 4 || rc < 0);
-    CHECK_EQ(blosc2_schunk_free(sc), 0);
-    blosc2_schunk *re = blosc2_schunk_open(path);
-    CHECK(re != NULL);
-    if (re == NULL) fprintf(stderr, "write %d failed: append rc %lld\n", n, (long long)rc);
-    if (re != NULL) {
-      CHECK(re->nchunks == 3 || re->nchunks == 4);
-      for (int k = 0; k < 3; k++) CHECK(chunk_is(re, k, k, NITEMS));
-      if (re->nchunks == 4) CHECK(chunk_is(re, 3, 7, NITEMS));
-      blosc2_schunk_free(re);
+  int32_t before[4] = {0, 1, 2, 3};
+  for (int use_mmap = 0; use_mmap < 2; use_mmap++) {
+    for (int op = 0; op < NOPS; op++) {
+      int32_t after[5];
+      int nafter = after_op(op, after);
+      for (int n = 0; n < 80; n++) {
+        crash = n >= 40;
+        char name[64];
+        snprintf(name, sizeof(name), "fault-%d-%d-%d.b2frame", use_mmap, op, n);
+        char *path = scratch_path(name);
+        blosc2_storage st = {.contiguous = true, .urlpath = path, .cparams = &cp, .io = &plain};
+        writes_left = -1;
+        blosc2_schunk *sc = make_schunk(&st, 4, NITEMS);
+        CHECK(sc != NULL);
+        if (sc == NULL) break;
+        blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+        mm.mode = "r+";
+        blosc2_io mapped = {.id = 202, .name = "faulty_mmap", .params = &mm};
+        if (use_mmap) {
+          CHECK_EQ(blosc2_schunk_free(sc), 0);
+          sc = blosc2_schunk_open_udio(path, &mapped);
+          CHECK(sc != NULL);
+          if (sc == NULL) break;
+        }
+        writes_left = n % 40;
+        faults_hit = 0;
+        int64_t rc = run_op(sc, op, chunk, cap);
+        bool no_fault = faults_hit == 0;
+        writes_left = -1;
+        if (rc < 0) failed++; else passed++;
+        CHECK_EQ(blosc2_schunk_free(sc), 0);
+        blosc2_schunk *re = blosc2_schunk_open(path);
+        CHECK(re != NULL);
+        if (re == NULL) {
+          fprintf(stderr, "%s%s: write %d failed: rc %lld, frame unreadable\n", op_names[op],
+                  use_mmap ? " (mmap)" : "", n, (long long)rc);
+        } else {
+          bool ok = rc >= 0 ? holds(re, after, nafter) : (holds(re, before, 4) || holds(re, after, nafter));
+          CHECK(ok);
+          if (!ok) {
+            fprintf(stderr, "%s%s: write %d failed: rc %lld, wrong chunks\n", op_names[op],
+                    use_mmap ? " (mmap)" : "", n, (long long)rc);
+          }
+          blosc2_schunk_free(re);
+        }
+        blosc2_remove_urlpath(path);
+        /* Past the edit's last write: a larger n fails nothing. */
+        if (no_fault) {
+          CHECK(rc >= 0);
+          if (n >= 40) break;
+          n = 39;
+        }
+      }
     }
-    blosc2_remove_urlpath(path);
   }
   CHECK(failed > 0 && passed > 0);
   CHECK(fault_destroys >= 80);
-  free(buf);
+  free(chunk);
 }
 
 int main(void) {

@@ -30,6 +30,9 @@ struct State {
     fail_at: usize,
     mode: Mode,
     bytes_read: u64,
+    /// Whether the backend offers atomic renames (as the file system does;
+    /// callback and mmap backends do not).
+    renames: bool,
 }
 
 impl State {
@@ -51,11 +54,15 @@ struct FaultyFile {
 
 impl FaultyFs {
     fn new(fail_at: usize, mode: Mode) -> FaultyFs {
+        FaultyFs::with_renames(fail_at, mode, true)
+    }
+    fn with_renames(fail_at: usize, mode: Mode, renames: bool) -> FaultyFs {
         FaultyFs(Arc::new(Mutex::new(State {
             calls: 0,
             fail_at,
             mode,
             bytes_read: 0,
+            renames,
         })))
     }
     fn calls(&self) -> usize {
@@ -141,6 +148,9 @@ impl FrameFs for FaultyFs {
     fn sync_dir(&self, path: &Path) -> Result<()> {
         StdFs.sync_dir(path)
     }
+    fn renames_atomically(&self) -> bool {
+        self.0.lock().unwrap().renames
+    }
 }
 
 fn cparams() -> CParams {
@@ -176,7 +186,8 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A frame with a metalayer, five chunks (one special) and a vlmetalayer.
+/// A frame with a metalayer, five chunks (one special, a deleted one's
+/// bytes after the first) and a vlmetalayer.
 fn base(path: &Path, contiguous: bool) {
     let st = Storage {
         contiguous,
@@ -188,7 +199,13 @@ fn base(path: &Path, contiguous: bool) {
     s.meta_add("meta", b"0123456789").unwrap();
     for k in 0..4 {
         s.append_buffer(&buf(k, 6000)).unwrap();
+        if k == 0 {
+            // Deleted below: dead bytes after the first chunk, for
+            // "compact" to reclaim.
+            s.append_buffer(&buf(50, 6000)).unwrap();
+        }
     }
+    s.delete_chunk(1).unwrap();
     s.append_buffer(&[0u8; 6000]).unwrap();
     s.vlmeta_add("vl", b"first", None).unwrap();
 }
@@ -202,6 +219,19 @@ fn ops() -> Vec<(&'static str, Op)> {
         ("append", |s| s.append_buffer(&buf(7, 6000)).map(drop)),
         ("update", |s| {
             let c = blosc2::engine::context::compress_vec(&cparams(), &buf(8, 6000))?;
+            s.update_chunk(1, &c).map(drop)
+        }),
+        ("update larger", |s| {
+            let stored = CParams { clevel: 0, ..cparams() };
+            let c = blosc2::engine::context::compress_vec(&stored, &buf(11, 6000))?;
+            s.update_chunk(0, &c).map(drop)
+        }),
+        ("update smaller", |s| {
+            let c = blosc2::engine::context::compress_vec(&cparams(), &[7u8; 6000][..])?;
+            s.update_chunk(2, &c).map(drop)
+        }),
+        ("update to special", |s| {
+            let c = blosc2::engine::context::compress_vec(&cparams(), &[0u8; 6000][..])?;
             s.update_chunk(1, &c).map(drop)
         }),
         ("update special", |s| {
@@ -225,9 +255,17 @@ fn ops() -> Vec<(&'static str, Op)> {
 }
 
 fn run(contiguous: bool) {
-    let dir = scratch(if contiguous { "faults_c" } else { "faults_s" });
+    let checked = run_ops(contiguous, true, base, ops());
+    assert!(checked > 40, "only {checked} failure points");
+}
+
+/// Every op of `ops` on the frame `make` builds, failing at each call in
+/// turn, through a backend with or without atomic renames.
+fn run_ops(contiguous: bool, renames: bool, make: fn(&Path, bool), ops: Vec<(&'static str, Op)>) -> usize {
+    let first = ops.first().map_or("none", |o| o.0).replace(' ', "_");
+    let dir = scratch(&format!("faults_{contiguous}_{renames}_{first}"));
     let base_path = dir.join("base.b2frame");
-    base(&base_path, contiguous);
+    make(&base_path, contiguous);
     let work: PathBuf = dir.join("work.b2frame");
     let w = work.to_str().unwrap().to_string();
     let reset = || {
@@ -238,7 +276,7 @@ fn run(contiguous: bool) {
         }
     };
     let mut checked = 0;
-    for (name, op) in ops() {
+    for (name, op) in ops {
         reset();
         let before = snapshot(&w).unwrap();
         let mut s = SChunk::open(&w, 0).unwrap();
@@ -247,7 +285,7 @@ fn run(contiguous: bool) {
         for mode in [Mode::Fail, Mode::Torn, Mode::Crash] {
             for k in 0.. {
                 reset();
-                let fs = FaultyFs::new(k, mode);
+                let fs = FaultyFs::with_renames(k, mode, renames);
                 let mut s = SChunk::open_with(&w, 0, Arc::new(fs.clone())).unwrap();
                 let r = op(&mut s);
                 let got = snapshot(&w).unwrap_or_else(|e| panic!("{name} {mode:?} at call {k}: unreadable: {e}"));
@@ -275,7 +313,8 @@ fn run(contiguous: bool) {
             }
         }
     }
-    assert!(checked > 40, "only {checked} failure points");
+    assert!(checked > 0, "no failure points");
+    checked
 }
 
 #[test]
@@ -286,6 +325,56 @@ fn failures_in_contiguous_file_frames_lose_nothing() {
     run(true);
     blosc2::engine::frame::set_durable_commits(true);
     run(true);
+}
+
+/// Through a backend without renames (as user callbacks and mmap), every
+/// edit, compaction included, goes in place: nothing lost either.
+#[test]
+fn failures_through_backends_without_renames_lose_nothing() {
+    blosc2::engine::frame::set_durable_commits(false);
+    let checked = run_ops(true, false, base, ops());
+    assert!(checked > 40, "only {checked} failure points");
+}
+
+/// Compaction through a backend without renames packs the chunks in
+/// place: the deleted chunk's bytes are gone, the data is the same.
+#[test]
+fn compaction_in_place_reclaims_deleted_chunks() {
+    let dir = scratch("compact_in_place");
+    let p = dir.join("c.b2frame");
+    base(&p, true);
+    let w = p.to_str().unwrap();
+    let before = std::fs::metadata(&p).unwrap().len();
+    let want = snapshot(w).unwrap();
+    let fs = FaultyFs::with_renames(usize::MAX, Mode::Fail, false);
+    let mut s = SChunk::open_with(w, 0, Arc::new(fs)).unwrap();
+    s.compact().unwrap();
+    let after = std::fs::metadata(&p).unwrap().len();
+    assert!(after < before, "{after} >= {before}");
+    assert_eq!(after as i64, s.frame_len());
+    assert_eq!(snapshot(w).unwrap(), want);
+}
+
+/// A frame with one chunk and a vlmetalayer.
+fn single_chunk(path: &Path, contiguous: bool) {
+    let st = Storage {
+        contiguous,
+        urlpath: Some(path.to_str().unwrap().into()),
+        cparams: cparams(),
+        ..Storage::default()
+    };
+    let mut s = SChunk::new(st).unwrap();
+    s.append_buffer(&buf(3, 6000)).unwrap();
+    s.vlmeta_add("vl", b"kept", None).unwrap();
+}
+
+/// Deleting the last chunk leaves header and trailer only, in place
+/// through any backend: nothing lost at any failure.
+#[test]
+fn failures_emptying_a_frame_lose_nothing() {
+    let ops: Vec<(&'static str, Op)> = vec![("delete the last chunk", |s| s.delete_chunk(0).map(drop))];
+    run_ops(true, true, single_chunk, ops.clone());
+    run_ops(true, false, single_chunk, ops);
 }
 
 #[test]

@@ -259,7 +259,10 @@ impl Frame {
         self.check_nothing_follows(base)?;
         let hl = i64::from(self.hdr.header_len);
         let same_header_len = format::encode_header(&self.hdr, &plan.metas)?.len() as i64 == hl;
-        if !same_header_len || (plan.slots.is_empty() && props.nbytes == 0) {
+        // A frame 3.3.5 emptied keeps the deleted chunks' `cbytes` with
+        // no data behind them: rewritten whole, it starts from 0 again.
+        let phantom = self.offsets.is_empty() && hl + self.hdr.cbytes > self.hdr.frame_len;
+        if !same_header_len || phantom {
             return self.rewrite_file(plan, props);
         }
         // Deleted chunks stay as dead bytes, as in 3.3.5; they count
@@ -280,15 +283,18 @@ impl Frame {
     /// than live ones.
     /// Backends without atomic renames (user callbacks, mmap) are never
     /// compacted behind the caller's back: that writes a second file.
+    /// Best effort: the edit that called it is committed already, and a
+    /// compaction that fails leaves the frame as that edit left it.
     fn maybe_compact(&mut self, props: &Props) -> Result<()> {
-        if !self.fs.renames_atomically() || self.growth < COMPACT_MIN_DEAD || self.growth * 2 < self.hdr.cbytes {
+        if self.growth < COMPACT_MIN_DEAD || self.growth * 2 < self.hdr.cbytes {
             return Ok(());
         }
-        let live = self.live_bytes()?;
-        if self.hdr.cbytes - live > live.max(COMPACT_MIN_DEAD) {
-            self.compact(props)?;
-        }
         self.growth = 0;
+        if let Ok(live) = self.live_bytes() {
+            if self.hdr.cbytes - live > live.max(COMPACT_MIN_DEAD) {
+                let _ = self.compact(props);
+            }
+        }
         Ok(())
     }
 
@@ -304,13 +310,18 @@ impl Frame {
         Ok(total)
     }
 
-    /// Rewrite a file frame without dead bytes (through a new file renamed
-    /// over the old one). A no-op for other frames.
+    /// Rewrite a file frame without dead bytes: through a new file renamed
+    /// over the old one, or in place (crash-safely, see `relayout.rs`)
+    /// through backends without renames. A no-op for other frames.
     pub fn compact(&mut self, props: &Props) -> Result<()> {
-        if !matches!(self.kind, FrameKind::File { .. }) {
+        let FrameKind::File { offset, .. } = self.kind else {
             return Ok(());
-        }
+        };
         self.make_writable()?;
+        if !self.fs.renames_atomically() {
+            self.check_nothing_follows(offset)?;
+            return self.compact_in_place(props, offset);
+        }
         let plan = Plan {
             slots: self.offsets.iter().map(|&o| Slot::Old(o)).collect(),
             dropped: Vec::new(),

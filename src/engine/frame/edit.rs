@@ -6,10 +6,11 @@
 //!
 //! In a file, the bytes end up where 3.3.5 puts them, but nothing live is
 //! ever overwritten before a committed header says it is dead: see
-//! `relayout.rs`. Edits that must move the header itself (a frame
-//! becoming empty, a header changing length) write a complete new file
-//! and rename it over the old one; dead bytes (deleted chunks, as 3.3.5
-//! leaves them) are reclaimed the same way by [`Frame::compact`].
+//! `relayout.rs`. Edits that change the header's length write a complete
+//! new file and rename it over the old one (or, through backends without
+//! renames, write it over the old one); dead bytes (deleted chunks, as
+//! 3.3.5 leaves them) are reclaimed by [`Frame::compact`], the same way
+//! or in place.
 //!
 //! Sparse frames write chunk files under fresh ids, then replace the
 //! index file by renaming a complete new one over it, and only then

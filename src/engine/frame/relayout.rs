@@ -29,7 +29,7 @@
 
 use super::disk::{durable_commits, Plan};
 use super::edit::{fixed_header, header_bytes, Props, Slot};
-use super::format::{self, HEADER_MINLEN};
+use super::format::{self, Meta, HEADER_MINLEN};
 use super::offsets;
 use super::Frame;
 use crate::engine::constants::EXTENDED_HEADER_LENGTH;
@@ -118,26 +118,98 @@ impl Frame {
     }
 
     /// Write `plan` to a contiguous file frame whose header keeps its
-    /// length (see the module documentation).
+    /// length (see the module documentation). A frame that loses its last
+    /// chunk keeps only header and trailer, with `cbytes` 0.
     pub(super) fn commit_in_place(&mut self, plan: Plan<'_>, props: &Props, base: u64) -> Result<()> {
-        let hl = i64::from(self.hdr.header_len);
-        let old_end = self.hdr.frame_len;
-        if self.hdr.cbytes < 0 || hl + self.hdr.cbytes > old_end {
+        self.check_data_region()?;
+        let empty = plan.slots.is_empty() && props.nbytes == 0;
+        let (lay, off_chunk) = if empty {
+            let lay = Relayout {
+                from: 0,
+                pieces: Vec::new(),
+                offsets: Vec::new(),
+                cbytes: 0,
+            };
+            (lay, None)
+        } else {
+            let lay = self.relayout(&plan)?;
+            let off_chunk = match (&plan.off_chunk, plan.index_changed, &self.off_chunk) {
+                (Some(o), _, _) => o.clone(),
+                (None, false, Some(o)) => o.clone(),
+                _ => offsets::encode_with_room(&lay.offsets, plan.index_room)?,
+            };
+            (lay, Some(off_chunk))
+        };
+        let (metas, vlmetas) = (plan.metas.clone(), plan.vlmetas.clone());
+        self.write_relayout(lay, off_chunk, metas, vlmetas, props, base)
+    }
+
+    /// Rewrite a contiguous file frame without dead bytes, in place: the
+    /// stored chunks packed in the order they lie in, from the first gap on.
+    pub(super) fn compact_in_place(&mut self, props: &Props, base: u64) -> Result<()> {
+        self.check_data_region()?;
+        let mut stored: Vec<i64> = self.offsets.iter().copied().filter(|&o| o >= 0).collect();
+        stored.sort_unstable();
+        stored.dedup();
+        let mut moved = std::collections::HashMap::new();
+        let mut pieces = Vec::new();
+        let mut from = None;
+        let mut pos = 0i64;
+        for &o in &stored {
+            let head = self.read_file_chunk_header(o)?;
+            let len = self.checked_chunk_len(o, &head)? as i64;
+            if o < pos {
+                // Chunks sharing bytes (a crafted frame): not to be packed.
+                return Err(Error::InvalidHeader);
+            }
+            if from.is_none() && o > pos {
+                from = Some(pos);
+            }
+            if from.is_some() {
+                pieces.push(Piece::Old { at: o, len });
+            }
+            moved.insert(o, pos);
+            pos += len;
+        }
+        let Some(from) = from.or((pos < self.hdr.cbytes).then_some(pos)) else {
+            return Ok(());
+        };
+        let offs: Vec<i64> = self.offsets.iter().map(|o| *moved.get(o).unwrap_or(o)).collect();
+        let off_chunk = offsets::encode_with_room(&offs, 0)?;
+        let lay = Relayout {
+            from,
+            pieces,
+            offsets: offs,
+            cbytes: pos,
+        };
+        let (metas, vlmetas) = (self.metas.clone(), self.vlmetas.clone());
+        self.write_relayout(lay, Some(off_chunk), metas, vlmetas, props, base)
+    }
+
+    /// The committed header's data region must lie inside the frame.
+    fn check_data_region(&self) -> Result<()> {
+        if self.hdr.cbytes < 0 || i64::from(self.hdr.header_len) + self.hdr.cbytes > self.hdr.frame_len {
             return Err(Error::InvalidHeader);
         }
-        let lay = self.relayout(&plan)?;
-        let trailer = format::encode_trailer(&plan.vlmetas)?;
-        let off_chunk = match (&plan.off_chunk, plan.index_changed, &self.off_chunk) {
-            (Some(o), _, _) => o.clone(),
-            (None, false, Some(o)) => o.clone(),
-            _ => offsets::encode_with_room(&lay.offsets, plan.index_room)?,
-        };
-        let mut hdr = fixed_header(props, lay.cbytes, false, !plan.vlmetas.is_empty());
-        let header = header_bytes(
-            &mut hdr,
-            &plan.metas,
-            lay.cbytes + off_chunk.len() as i64 + trailer.len() as i64,
-        )?;
+        Ok(())
+    }
+
+    /// Bridge, write and commit the state `lay` describes.
+    fn write_relayout(
+        &mut self,
+        lay: Relayout<'_>,
+        off_chunk: Option<Vec<u8>>,
+        metas: Vec<Meta>,
+        vlmetas: Vec<Meta>,
+        props: &Props,
+        base: u64,
+    ) -> Result<()> {
+        let hl = i64::from(self.hdr.header_len);
+        let trailer = format::encode_trailer(&vlmetas)?;
+        let olen = off_chunk.as_ref().map_or(0, |o| o.len() as i64);
+        let mut hdr = fixed_header(props, lay.cbytes, false, !vlmetas.is_empty());
+        let body = if off_chunk.is_some() { lay.cbytes + olen } else { 0 };
+        let header = header_bytes(&mut hdr, &metas, body + trailer.len() as i64)?;
         let durable = durable_commits();
         // 1. The old state's tail, copied past both ends.
         let shift = self.bridge_tail(base, lay.from, hdr.frame_len, durable)?;
@@ -156,9 +228,9 @@ impl Frame {
                 }
             }
         }
-        let mut index = off_chunk.clone();
+        let mut index = off_chunk.clone().unwrap_or_default();
         index.extend_from_slice(&trailer);
-        let metas_changed = plan.metas != self.metas;
+        let metas_changed = metas != self.metas;
         let file = self.file_mut()?;
         file.write_at(at, &index)?;
         if durable {
@@ -180,9 +252,9 @@ impl Frame {
         let _ = file.truncate(base + hdr.frame_len as u64);
         self.hdr = hdr;
         self.offsets = lay.offsets;
-        self.off_chunk = Some(off_chunk);
-        self.metas = plan.metas;
-        self.vlmetas = plan.vlmetas;
+        self.off_chunk = off_chunk;
+        self.metas = metas;
+        self.vlmetas = vlmetas;
         self.trailer_len = trailer.len() as u32;
         Ok(())
     }
