@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "b2nd.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 char *mkdtemp(char *tmpl);
 

@@ -1,7 +1,7 @@
 /* The eleven blosc1_* functions and the BLOSC1_COMPAT spellings. */
 #define BLOSC1_COMPAT
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 int main(void) {
   blosc_init();

@@ -1,7 +1,7 @@
 /* Environment variables read by the global API and by context creation.
  * The mode comes from CAPI_ENV_MODE (tests/capi.rs sets the variables). */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 int main(void) {
   const char *mode = getenv("CAPI_ENV_MODE");

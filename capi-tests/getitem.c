@@ -1,7 +1,7 @@
 /* Partial reads: blosc2_getitem_ctx, blosc2_getitem_bytes_ctx,
  * blosc2_getitem and blosc1_getitem against the decompressed data. */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static void check_chunk(const uint8_t *src, int32_t n, int32_t ts, blosc2_cparams cp) {
   int32_t destsize = n + BLOSC2_MAX_OVERHEAD;

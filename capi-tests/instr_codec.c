@@ -5,7 +5,7 @@
  * achieved on its stream, so it is checked against the stream sizes of the
  * same data compressed without instrumentation: the same on any library
  * writing 3.3.5's bytes (the run is also made against the reference). */
-#include "test_common.h"
+#include "capi_check.h"
 
 #include "blosc2.h"
 

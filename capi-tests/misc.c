@@ -1,7 +1,7 @@
 /* Version, codec names and libraries, error strings, timestamps, the
  * default parameter getters and the context parameter getters. */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static const char *expected_errors[] = {
     "Unknown error", "Generic failure", "Bad stream", "Invalid data", "Memory alloc/realloc failure",

@@ -1,7 +1,7 @@
 /* NULL and garbage arguments: every function returns an error (or NULL)
  * and nothing crashes. Also random and mutated chunks. */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static void garbage_chunk(blosc2_context *dctx, const uint8_t *chunk, int32_t len) {
   uint8_t out[4096];

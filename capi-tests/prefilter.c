@@ -1,7 +1,7 @@
 /* Prefilter and postfilter callbacks and the parameters they receive. */
 #include <stdatomic.h>
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 #define N 100000 /* int32 items */
 #define BLOCKSIZE 16384

@@ -13,7 +13,7 @@
  * - a type-narrowing prefilter (output_typesize < typesize) is accepted. */
 #include <stdatomic.h>
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 #define NTHREADS 4
 #define TYPESIZE 8

@@ -7,7 +7,7 @@
 
 #include "blosc2.h"
 #include "blosc2/blosc2-recordio.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static const char *dir;
 

@@ -2,7 +2,7 @@
  * every codec x filter pipeline x typesize x clevel x split mode x thread
  * count on small buffers, and a reduced matrix on 1 MiB buffers. */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 enum { F_NONE, F_SHUFFLE, F_BITSHUFFLE, F_DELTA_SHUFFLE, F_TRUNC_PREC, NFILTERS };
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 char *mkdtemp(char *tmpl);
 

@@ -1,7 +1,7 @@
 /* Special-value chunks: zeros, NaNs, a repeated value, uninitialized. */
 #include <math.h>
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 int main(void) {
   uint8_t chunk[BLOSC_EXTENDED_HEADER_LENGTH + 16];

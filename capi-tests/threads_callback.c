@@ -1,7 +1,7 @@
 /* blosc2_set_threads_callback: every parallel run goes through the
  * caller's backend (one job per thread, as 3.3.5 hands its thread
  * contexts to it), and NULL goes back to the library's threads. */
-#include "test_common.h"
+#include "capi_check.h"
 
 #include "blosc2.h"
 

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "test_common.h"
+#include "capi_check.h"
 
 #include "b2nd.h"
 #include "blosc2.h"

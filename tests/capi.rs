@@ -212,8 +212,8 @@ fn special_chunks() {
 }
 
 #[test]
-fn vlblocks() {
-    run("vlblocks");
+fn vl_blocks() {
+    run("vl_blocks");
 }
 
 /// The public fields of `blosc2_schunk`, `blosc2_storage` and

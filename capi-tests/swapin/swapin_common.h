@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "blosc2.h"
-#include "../test_common.h"
+#include "../capi_check.h"
 
 /* The file the dynamic linker loaded blosc2_compress from. */
 static void print_library(const char *prog) {

@@ -6,7 +6,7 @@
  * against the real C-Blosc2 2.23.1 (capi-tests/v2/swapin.sh).
  */
 #include "b2nd.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 int main(void) {
   blosc2_init();

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

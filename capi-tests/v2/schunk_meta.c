@@ -12,7 +12,7 @@
  * wrote (capi-tests/v2/read_frame.c).
  */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 #define NCHUNKS 5
 #define CHUNK_ITEMS 5000

@@ -1,6 +1,6 @@
 /* Helpers shared by the C test programs of the Blosc2 C API. */
-#ifndef CAPI_TEST_COMMON_H
-#define CAPI_TEST_COMMON_H
+#ifndef CAPI_CHECK_H
+#define CAPI_CHECK_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Chunks with variable-length blocks. */
 #include "blosc2.h"
-#include "test_common.h"
+#include "capi_check.h"
 
 static void run(uint8_t codec, int use_dict, int16_t nthreads, int32_t nblocks) {
   void *srcs[64] = {0}; /* the invalid-sources checks below read srcs[1] */
