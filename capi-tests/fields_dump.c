@@ -3,7 +3,7 @@
  * update, delete, metalayers, copies, frames in memory and on disk, sparse
  * frames, reopen, b2nd create/resize/slice/from_schunk/views), one
  * `what: field=value` line each. Pointers print as 0/1 (set or not) or as
- * what they point to. tests/capi_fields.rs compares the output with 3.3.5's
+ * what they point to. tests/capi.rs (fields_match_3_3_5) compares the output with 3.3.5's
  * (tests/corpus/fields/fields_dump.expected, made by running this program
  * against the reference library: see .ci/fields_diff.sh).
  *
@@ -211,7 +211,16 @@ static void edit_sequence(const char *tag, blosc2_storage *st) {
     blosc2_schunk *copy = blosc2_schunk_from_buffer(cframe, len, true);
     snprintf(what, sizeof(what), "%s/from_buffer", tag);
     dump_schunk(what, copy);
-    if (copy) blosc2_schunk_free(copy);
+    if (copy) {
+      /* data_len: 0 after the copy, a page once a chunk is added. */
+      blosc2_schunk_delete_chunk(copy, 0);
+      snprintf(what, sizeof(what), "%s/from_buffer_delete", tag);
+      dump_schunk(what, copy);
+      blosc2_schunk_append_buffer(copy, buf, sizeof(buf));
+      snprintf(what, sizeof(what), "%s/from_buffer_append", tag);
+      dump_schunk(what, copy);
+      blosc2_schunk_free(copy);
+    }
     if (needs_free) free(cframe);
   }
 

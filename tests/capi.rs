@@ -219,8 +219,7 @@ fn vl_blocks() {
 /// The public fields of `blosc2_schunk`, `blosc2_storage` and
 /// `b2nd_array_t` after a sequence of edits are 3.3.5's
 /// (`capi-tests/fields_dump.c`; the expected output is the reference
-/// library's, see `.ci/fields_diff.sh`), but for the differences
-/// [`known_field_difference`] lists.
+/// library's, see `.ci/fields_diff.sh`).
 #[test]
 fn fields_match_3_3_5() {
     let scratch = std::env::temp_dir().join(format!("blosc2-capi-fields-{}", std::process::id()));
@@ -234,7 +233,7 @@ fn fields_match_3_3_5() {
     let diffs: Vec<String> = want
         .iter()
         .zip(&got)
-        .filter(|(w, g)| w != g && !known_field_difference(w, g))
+        .filter(|(w, g)| w != g)
         .map(|(w, g)| format!("  3.3.5: {w}\n  ours:  {g}"))
         .collect();
     assert!(
@@ -260,31 +259,6 @@ fn frame_sizes_match_3_3_5() {
     let want_path = manifest_dir().join("tests/corpus/fields/frame_sizes.expected");
     let want = std::fs::read_to_string(&want_path).expect("expected output");
     assert_eq!(want, got);
-}
-
-/// Where our fields differ from 3.3.5's on purpose or by a known gap,
-/// each with the reason. `want` is 3.3.5's line, `got` ours.
-fn known_field_difference(want: &str, got: &str) -> bool {
-    let (tag, _) = want.split_once(": ").unwrap_or((want, ""));
-    let without = |line: &str, field: &str| -> String {
-        line.split(' ')
-            .filter(|w| !w.starts_with(&format!("{field}=")))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let differs_only_in = |field: &str| without(want, field) == without(got, field);
-    // `blosc2_schunk_from_buffer(copy=true)` (also under b2nd_from_schunk
-    // here): 3.3.5 leaves `data_len` 0 while `data` holds the chunks;
-    // ours reports the array's real size (a page), as after any append.
-    let copied_frame = tag.ends_with("/from_buffer") || tag.ends_with("/from_schunk.sc");
-    // A view from b2nd_expand_dims: 3.3.5's view super-chunk counts
-    // `cbytes` of its own placeholder chunks (4 x 32); ours the data's.
-    let view = tag.ends_with("/expand_dims.sc");
-    (copied_frame && differs_only_in("data_len"))
-        || (view && differs_only_in("cbytes"))
-        // The copy of an in-memory frame takes the block size its chunks
-        // share; 3.3.5 keeps the 0 it was created with.
-        || (tag == "cframe/from_buffer" && differs_only_in("blocksize"))
 }
 
 #[test]

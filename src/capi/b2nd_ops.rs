@@ -770,18 +770,24 @@ fn make_view(array: *const b2nd_array_t, plan: &ViewPlan) -> Result<*mut b2nd_ar
     ctx.chunkshape[..nd].copy_from_slice(&plan.chunkshape);
     ctx.blockshape[..nd].copy_from_slice(&plan.blockshape);
     let dst = new_array(&ctx, &crate::engine::b2nd::Fill::Zeros)?;
-    let r = with_two_arrays(dst, array, |d, s| {
-        view(d, s, plan)?;
-        copy_vlmetas(d.schunk_mut(), s.schunk(), None)
-    });
+    let r = (|| {
+        // 3.3.5 makes a view out of zero chunks, points it at the data
+        // and keeps counting the zero chunks' `cbytes`.
+        let placeholder_cbytes = with_state(array_sc(dst)?, |st| Ok(st.sc.cbytes()))?;
+        with_two_arrays(dst, array, |d, s| {
+            view(d, s, plan)?;
+            copy_vlmetas(d.schunk_mut(), s.schunk(), None)
+        })?;
+        with_state(array_sc(dst)?, |st| {
+            st.public().view = true;
+            st.publish_cbytes_as(placeholder_cbytes);
+            st.sync_metas()
+        })
+    })();
     if let Err(code) = r {
         free_array(dst, true);
         return Err(code);
     }
-    with_state(array_sc(dst)?, |st| {
-        st.public().view = true;
-        st.sync_metas()
-    })?;
     Ok(dst)
 }
 

@@ -171,16 +171,22 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, co
             ptr: view.as_ptr(),
             len: view.len(),
         }));
-        match SChunk::from_frame_bytes(lent, copy) {
-            Ok(sc) => {
-                let mut init = Init::from_engine(&sc, None);
-                if !copy {
-                    init.user_cframe = cframe;
-                }
-                register(sc, init)
+        let Ok(mut sc) = SChunk::from_frame_bytes(lent, false) else {
+            return ptr::null_mut();
+        };
+        // The parameters come from the frame header, as in 3.3.5, also
+        // when the copy below sets the super-chunk's block size to the one
+        // its chunks share.
+        let mut init = Init::from_engine(&sc, None);
+        if copy {
+            if sc.detach_to_chunks().is_err() {
+                return ptr::null_mut();
             }
-            Err(_) => ptr::null_mut(),
+            init.copied_frame = true;
+        } else {
+            init.user_cframe = cframe;
         }
+        register(sc, init)
     })
 }
 

@@ -197,6 +197,16 @@ pub(crate) struct State {
     /// the engine's chunks (in-memory super-chunks without a frame only).
     data: *mut *mut u8,
     data_len: usize,
+    /// 3.3.5 leaves `data_len` at 0 in a super-chunk copied out of a frame
+    /// (`blosc2_schunk_from_buffer(copy = true)`) until a chunk is added:
+    /// published as 0 while this is set.
+    data_len_unset: bool,
+    /// The number of chunks at the last [`State::sync_data`], to see
+    /// chunks being added.
+    synced_nchunks: usize,
+    /// Added to the engine's `cbytes` in `schunk->cbytes`: a view counts
+    /// the placeholder chunks 3.3.5 made it with, not the data's.
+    cbytes_offset: i64,
 }
 
 /// The public fields a C caller may write, as last published.
@@ -228,6 +238,12 @@ impl State {
     /// The metalayer change counter (`change_tick` of 3.x's public struct).
     pub(crate) fn change_tick(&self) -> i64 {
         self.change_tick
+    }
+
+    /// Publish `schunk->cbytes` as `cbytes` from now on, moving with the
+    /// engine's as chunks change (for views, see `cbytes_offset`).
+    pub(crate) fn publish_cbytes_as(&mut self, cbytes: i64) {
+        self.cbytes_offset = cbytes - self.sc.cbytes();
     }
 
     /// The public struct's address.
@@ -288,7 +304,12 @@ impl State {
         let Some(chunks) = self.sc.memory_chunks() else {
             return;
         };
-        let need = chunks.len() * ptr_size;
+        let nchunks = chunks.len();
+        if nchunks > self.synced_nchunks {
+            self.data_len_unset = false;
+        }
+        self.synced_nchunks = nchunks;
+        let need = nchunks * ptr_size;
         if need > self.data_len {
             let new_len = need.div_ceil(DATA_PAGE) * DATA_PAGE;
             // SAFETY: `data` is NULL or our malloc'ed array; realloc keeps
@@ -309,7 +330,8 @@ impl State {
             // SAFETY: `data` holds `slots` pointers (`data_len` bytes).
             unsafe { self.data.add(i).write(p) };
         }
-        let (data, data_len) = (self.data, self.data_len);
+        let data = self.data;
+        let data_len = if self.data_len_unset { 0 } else { self.data_len };
         let p = self.public();
         p.data = data;
         p.data_len = data_len;
@@ -326,7 +348,8 @@ impl State {
         } else {
             ptr::null_mut()
         };
-        let (nchunks, nbytes, cbytes) = (self.sc.nchunks(), self.sc.nbytes(), self.sc.cbytes());
+        let (nchunks, nbytes) = (self.sc.nchunks(), self.sc.nbytes());
+        let cbytes = self.sc.cbytes() + self.cbytes_offset;
         let (chunksize, blocksize, flags2) = (self.sc.chunksize(), self.sc.blocksize(), self.sc.flags2());
         let current = self.sc.current_nchunk();
         let contiguous = self.sc.contiguous();
@@ -501,6 +524,9 @@ pub(crate) struct Init {
     pub urlpath: Option<String>,
     /// The caller's frame buffer (`blosc2_schunk_from_buffer(copy = false)`).
     pub user_cframe: *mut u8,
+    /// Chunks copied out of a frame (`blosc2_schunk_from_buffer(copy =
+    /// true)`): `data_len` stays 0 until a chunk is added, as in 3.3.5.
+    pub copied_frame: bool,
 }
 
 impl Init {
@@ -539,6 +565,7 @@ impl Init {
             io: io_defaults(),
             urlpath,
             user_cframe: ptr::null_mut(),
+            copied_frame: false,
         }
     }
 }
@@ -656,6 +683,9 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         },
         data: ptr::null_mut(),
         data_len: 0,
+        data_len_unset: init.copied_frame,
+        synced_nchunks: usize::MAX,
+        cbytes_offset: 0,
     };
     st.sync();
     if st.sync_metas().is_err() {

@@ -36,7 +36,8 @@
 //! is, as in 3.3.5, NULL for frames and otherwise an array of `data_len`
 //! bytes (grown a 4 KiB page at a time) whose entry `n` points at chunk
 //! `n` as the engine holds it (C code such as python-blosc2's prefilters
-//! reads `schunk->data[n]`).
+//! reads `schunk->data[n]`); after `blosc2_schunk_from_buffer(copy =
+//! true)` `data_len` reads 0 until a chunk is added, as in 3.3.5.
 //! `cctx`/`dctx` are real contexts whose params point back to the
 //! super-chunk, and they are used as in 3.3.5: `decompress_chunk` and
 //! `get_vlblock` always go through `schunk->dctx`; slices and sparse reads

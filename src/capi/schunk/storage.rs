@@ -96,6 +96,7 @@ pub(crate) unsafe fn read_storage(
             io,
             urlpath,
             user_cframe: ptr::null_mut(),
+            copied_frame: false,
         },
     })
 }
