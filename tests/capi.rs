@@ -431,6 +431,13 @@ fn b2nd_shape() {
     run("b2nd_shape");
 }
 
+/// `b2nd_get_slice` / `b2nd_copy` with a context of another typesize, as
+/// 3.3.5 (the program also passes against the reference library).
+#[test]
+fn b2nd_typesize_ctx() {
+    run("b2nd_typesize_ctx");
+}
+
 #[test]
 fn stress_threads() {
     run("stress_threads");

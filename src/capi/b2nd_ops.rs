@@ -576,7 +576,8 @@ fn copy_impl(ctx: &mut Ctx, src: *const b2nd_array_t) -> Result<*mut b2nd_array_
     ctx.ndim = nd;
     ctx.shape[..nd].copy_from_slice(g.shape());
     let params = ctx.params();
-    if same_partition(&g, &params) {
+    let typesize = with_array(src, false, |a| Ok(a.typesize()))?;
+    if same_partition(&g, (typesize, ctx.cparams.typesize), &params) {
         let sc = array_sc(src)?;
         let mut storage = ctx.storage();
         // SAFETY: a live super-chunk and a storage pointing into `ctx`.

@@ -16,6 +16,11 @@ use crate::engine::schunk::{SChunk, Storage};
 
 /// Fill `dst` (of the slice's shape) with the slice of `src` starting at
 /// `start`, chunk by chunk of `dst` (3.3.5's `b2nd_get_slice` loop).
+///
+/// The item sizes may differ, as in 3.3.5, which moves bytes, not items:
+/// each chunk of `dst` takes the items of `src` it covers, packed with
+/// `src`'s item size, then zeros up to its own size. A smaller `dst` item
+/// size cannot hold them and is refused.
 pub fn get_slice_array<A, B>(dst: &mut Array<A>, src: &mut Array<B>, start: &[i64]) -> Result<()>
 where
     A: BorrowMut<SChunk>,
@@ -30,8 +35,9 @@ where
         return Err(Error::InvalidParam("slice of the wrong number of dimensions"));
     }
     let ts = src.itemsize()?;
-    if dst.itemsize()? != ts {
-        return Err(Error::InvalidParam("typesizes differ"));
+    let dst_ts = dst.itemsize()?;
+    if dst_ts < ts {
+        return Err(Error::InvalidParam("items of the source do not fit the slice's"));
     }
     let mut buf = Vec::new();
     for n in 0..dst.schunk().nchunks() {
@@ -48,12 +54,16 @@ where
             sstart[i] = cstart[i] + start[i];
             sstop[i] = cstop[i] + start[i];
         }
-        let len = nitems(&cshape[..nd])?
-            .checked_mul(ts as i64)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or(Error::InvalidParam("chunk too large"))?;
+        let n = nitems(&cshape[..nd])?;
+        let bytes_of = |ts: usize| {
+            n.checked_mul(ts as i64)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or(Error::InvalidParam("chunk too large"))
+        };
+        let (src_len, len) = (bytes_of(ts)?, bytes_of(dst_ts)?);
+        buf.clear();
         buf.resize(len, 0);
-        src.get_slice_buffer(&sstart[..nd], &sstop[..nd], &mut buf, &cshape[..nd])?;
+        src.get_slice_buffer(&sstart[..nd], &sstop[..nd], &mut buf[..src_len], &cshape[..nd])?;
         dst.set_slice_buffer(&cstart[..nd], &cstop[..nd], &buf, &cshape[..nd])?;
     }
     Ok(())
@@ -80,10 +90,14 @@ pub fn user_metalayers(src: &SChunk) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Whether `b2nd_copy` can copy the super-chunk as it is: same chunk and
-/// block shapes.
-pub fn same_partition(g: &Geometry, params: &ArrayParams) -> bool {
+/// block shapes, and the same item size (`typesizes`: the source's and the
+/// copy's). With another item size 3.3.5 copies the chunks as they are,
+/// into an array whose chunks cannot be read back; the data is re-chunked
+/// here instead, as for another partition.
+pub fn same_partition(g: &Geometry, typesizes: (i32, i32), params: &ArrayParams) -> bool {
     let nd = g.ndim;
-    params.chunkshape.len() >= nd
+    typesizes.0 == typesizes.1
+        && params.chunkshape.len() >= nd
         && params.blockshape.len() >= nd
         && g.chunkshape() == &params.chunkshape[..nd]
         && g.blockshape() == &params.blockshape[..nd]
@@ -338,7 +352,7 @@ pub fn copy_array<B: BorrowMut<SChunk>>(src: &mut Array<B>, params: &ArrayParams
     let g = src.geom.clone();
     let mut p = params.clone();
     p.shape = g.shape().to_vec();
-    if same_partition(&g, &p) {
+    if same_partition(&g, (src.typesize(), p.storage.cparams.typesize), &p) {
         let sc = src.schunk_mut().copy(p.storage.clone())?;
         let geom = Geometry::new(&p.shape, &p.chunkshape[..g.ndim], &p.blockshape[..g.ndim])?;
         return Ok(Array::from_parts(sc, geom, p.dtype.clone(), p.dtype_format));

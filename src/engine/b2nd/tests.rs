@@ -701,6 +701,26 @@ fn copies_slices_concatenation_and_views() {
     assert!(am.squeeze().is_err());
 }
 
+/// A copy to another typesize moves bytes, chunk by chunk, as 3.3.5's
+/// `b2nd_get_slice` does: with one chunk, the source's bytes then zeros.
+/// The same partition is re-chunked too (3.3.5 copies the chunks as they
+/// are there, into an array it cannot read back).
+#[test]
+fn copies_to_another_typesize_move_bytes() {
+    let shape = [6i64, 5];
+    let m = Model::new(&shape, 4, 7);
+    let p = params(storage(4, false, None), &shape, &[6, 5], &[3, 5]);
+    let mut a = Array::from_buffer(&p, &m.data).unwrap();
+    let wide = params(storage(8, false, None), &shape, &[6, 5], &[3, 5]);
+    let mut c = copy_array(&mut a, &wide).unwrap();
+    assert_eq!(c.typesize(), 8);
+    let mut want = m.data.clone();
+    want.resize(m.data.len() * 2, 0);
+    assert_eq!(c.to_vec().unwrap(), want);
+    let narrow = params(storage(2, false, None), &shape, &[6, 5], &[3, 5]);
+    assert!(copy_array(&mut a, &narrow).is_err());
+}
+
 #[test]
 fn bad_metalayers_are_errors() {
     let base = serialize_meta(&[10, 10], &[5, 5], &[5, 5], Some("<i4"), 0).unwrap();
