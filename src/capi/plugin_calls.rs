@@ -126,45 +126,38 @@ impl CCodec {
 
 impl UserCodec for CCodec {
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, call: &Call<'_>) -> i32 {
-        let Some(f) = self.encoder else {
-            return ERR_CODEC_SUPPORT;
-        };
-        let mut cp = cparams_for(call);
-        let (n_in, n_out) = (len_i32(src.len()), len_i32(dst.len()));
-        // SAFETY: the buffers are valid for the lengths given, `cp` lives
-        // through the call; the callback is the caller's, registered for
-        // exactly this signature.
-        unsafe {
-            f(
-                src.as_ptr(),
-                n_in,
-                dst.as_mut_ptr(),
-                n_out,
-                meta,
-                &mut cp,
-                call.chunk.as_ptr().cast(),
-            )
-        }
+        call_codec(self.encoder, src, dst, meta, cparams_for(call), call)
     }
 
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, call: &Call<'_>) -> i32 {
-        let Some(f) = self.decoder else {
-            return ERR_CODEC_SUPPORT;
-        };
-        let mut dp = dparams_for(call);
-        let (n_in, n_out) = (len_i32(src.len()), len_i32(dst.len()));
-        // SAFETY: as in `encode`.
-        unsafe {
-            f(
-                src.as_ptr(),
-                n_in,
-                dst.as_mut_ptr(),
-                n_out,
-                meta,
-                &mut dp,
-                call.chunk.as_ptr().cast(),
-            )
-        }
+        call_codec(self.decoder, src, dst, meta, dparams_for(call), call)
+    }
+}
+
+/// A codec callback over its params struct (`blosc2_cparams` for the
+/// encoder, `blosc2_dparams` for the decoder).
+type CodecFn<P> = unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut P, *const c_void) -> c_int;
+
+/// Run a codec callback from `src` into `dst` with the params built for
+/// this call; a codec without that callback is not supported.
+fn call_codec<P>(f: Option<CodecFn<P>>, src: &[u8], dst: &mut [u8], meta: u8, mut params: P, call: &Call<'_>) -> i32 {
+    let Some(f) = f else {
+        return ERR_CODEC_SUPPORT;
+    };
+    let (n_in, n_out) = (len_i32(src.len()), len_i32(dst.len()));
+    // SAFETY: the buffers are valid for the lengths given, `params` lives
+    // through the call; the callback is the caller's, registered for
+    // exactly this signature.
+    unsafe {
+        f(
+            src.as_ptr(),
+            n_in,
+            dst.as_mut_ptr(),
+            n_out,
+            meta,
+            &mut params,
+            call.chunk.as_ptr().cast(),
+        )
     }
 }
 

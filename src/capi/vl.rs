@@ -26,6 +26,37 @@ fn check_vl_layout(src: &[u8]) -> Result<(), c_int> {
     }
 }
 
+/// Run `read` on the whole VL-block chunk at `src` (`srcsize` bytes): a
+/// lazy chunk is completed from the context's super-chunk first, and the
+/// block layout is checked.
+///
+/// # Safety
+/// `src` must be NULL or readable for `srcsize` bytes.
+unsafe fn with_whole_vl_chunk(
+    c: &blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    read: impl FnOnce(&[u8]) -> c_int,
+) -> c_int {
+    if srcsize < MIN_HEADER_LENGTH as i32 {
+        return ERR_READ_BUFFER;
+    }
+    let whole = |src: *const c_void, srcsize: i32| {
+        // SAFETY: the chunk `with_whole_chunk` hands over is readable for
+        // `srcsize` bytes.
+        let s = match unsafe { bytes(src, i64::from(srcsize)) } {
+            Ok(s) => s,
+            Err(e) => return e.code(),
+        };
+        match check_vl_layout(s) {
+            Ok(()) => read(s),
+            Err(code) => code,
+        }
+    };
+    // SAFETY: forwarded contract.
+    unsafe { with_whole_chunk(src, srcsize, c.schunk(), None, whole) }
+}
+
 /// Compress `nblocks` buffers (`srcs[i]`, `srcsizes[i]` bytes each) into
 /// one VL-block chunk in `dest`. Returns the chunk size, 0 when it does
 /// not fit, or a negative code.
@@ -169,40 +200,14 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         };
         outs.fill(std::ptr::null_mut());
         sizes.fill(0);
-        if srcsize < MIN_HEADER_LENGTH as i32 {
-            return ERR_READ_BUFFER;
-        }
-        // A lazy chunk is completed from its super-chunk first.
         // SAFETY: `src` readable for `srcsize` bytes per the contract.
-        unsafe {
-            with_whole_chunk(src, srcsize, c.schunk(), None, |src, srcsize| {
-                vldecompress_in(c, src, srcsize, outs, sizes, maxblocks)
-            })
-        }
+        unsafe { with_whole_vl_chunk(c, src, srcsize, |s| vldecompress_in(c, s, outs, sizes, maxblocks)) }
     })
 }
 
 /// `blosc2_vldecompress_ctx` of a whole (not lazy) chunk into `outs` /
 /// `sizes` (NULL / 0 filled).
-///
-/// # Safety
-/// `src` must be readable for `srcsize` bytes.
-unsafe fn vldecompress_in(
-    c: &blosc2_context,
-    src: *const c_void,
-    srcsize: i32,
-    outs: &mut [*mut c_void],
-    sizes: &mut [i32],
-    maxblocks: i32,
-) -> c_int {
-    // SAFETY: readable for `srcsize` bytes per the contract.
-    let s = match unsafe { bytes(src, i64::from(srcsize)) } {
-        Ok(s) => s,
-        Err(e) => return e.code(),
-    };
-    if let Err(code) = check_vl_layout(s) {
-        return code;
-    }
+fn vldecompress_in(c: &blosc2_context, s: &[u8], outs: &mut [*mut c_void], sizes: &mut [i32], maxblocks: i32) -> c_int {
     let nblocks = match crate::engine::chunk::vl_nblocks(s) {
         Ok(n) => n,
         Err(e) => return code_of(&e),
@@ -257,42 +262,23 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         if dest.is_null() || destsize.is_null() {
             return ERR_INVALID_PARAM;
         }
-        if srcsize < MIN_HEADER_LENGTH as i32 {
-            return ERR_READ_BUFFER;
-        }
-        // A lazy chunk is completed from its super-chunk first (3.3.5
-        // reads the block from the frame).
-        // SAFETY: `src` readable for `srcsize` bytes, `dest` and
-        // `destsize` writable, per the contract.
-        unsafe {
-            with_whole_chunk(src, srcsize, c.schunk(), None, |src, srcsize| {
-                vldecompress_block_in(c, src, srcsize, nblock, dest, destsize)
-            })
-        }
+        // 3.3.5 reads the block of a lazy chunk from the frame.
+        // SAFETY: `src` readable for `srcsize` bytes per the contract.
+        unsafe { with_whole_vl_chunk(c, src, srcsize, |s| vldecompress_block_in(c, s, nblock, dest, destsize)) }
     })
 }
 
 /// `blosc2_vldecompress_block_ctx` of a whole (not lazy) chunk.
 ///
 /// # Safety
-/// `src` must be readable for `srcsize` bytes; `dest` and `destsize`
-/// writable.
+/// `dest` and `destsize` must be writable.
 unsafe fn vldecompress_block_in(
     c: &blosc2_context,
-    src: *const c_void,
-    srcsize: i32,
+    s: &[u8],
     nblock: i32,
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    // SAFETY: readable for `srcsize` bytes per the contract.
-    let s = match unsafe { bytes(src, i64::from(srcsize)) } {
-        Ok(s) => s,
-        Err(e) => return e.code(),
-    };
-    if let Err(code) = check_vl_layout(s) {
-        return code;
-    }
     let mut e = match c.engine() {
         Ok(e) => e,
         Err(code) => return code,

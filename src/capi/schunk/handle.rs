@@ -22,7 +22,7 @@ use super::super::context::{
     blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_ctx_get_dparams, blosc2_free_ctx, ctx_in_mode,
     ctx_ref, decompress_with,
 };
-use super::super::defaults::DPARAMS_DEFAULTS;
+use super::super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::super::types::{blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_io};
 use super::super::types_schunk::{blosc2_frame, blosc2_schunk, blosc2_storage};
 
@@ -544,23 +544,14 @@ impl Init {
                 nthreads,
                 blocksize: sc.blocksize(),
                 splitmode: sc.splitmode(),
-                schunk: ptr::null_mut(),
                 filters: sc.filters(),
                 filters_meta: sc.filters_meta(),
-                prefilter: None,
-                preparams: ptr::null_mut(),
-                tuner_params: ptr::null_mut(),
-                tuner_id: 0,
-                instr_codec: false,
-                codec_params: ptr::null_mut(),
-                filter_params: [ptr::null_mut(); 6],
+                ..CPARAMS_DEFAULTS
             },
             dparams: blosc2_dparams {
                 nthreads,
-                schunk: ptr::null_mut(),
-                postfilter: None,
-                postparams: ptr::null_mut(),
                 typesize: 0,
+                ..DPARAMS_DEFAULTS
             },
             io: io_defaults(),
             urlpath,
