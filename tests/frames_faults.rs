@@ -331,9 +331,11 @@ fn failures_in_contiguous_file_frames_lose_nothing() {
 /// edit, compaction included, goes in place: nothing lost either.
 #[test]
 fn failures_through_backends_without_renames_lose_nothing() {
-    blosc2::engine::frame::set_durable_commits(false);
-    let checked = run_ops(true, false, base, ops());
-    assert!(checked > 40, "only {checked} failure points");
+    for durable in [false, true] {
+        blosc2::engine::frame::set_durable_commits(durable);
+        let checked = run_ops(true, false, base, ops());
+        assert!(checked > 40, "only {checked} failure points");
+    }
 }
 
 /// Compaction through a backend without renames packs the chunks in
