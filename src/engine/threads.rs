@@ -51,18 +51,26 @@ impl WorkerScratch {
     /// otherwise fault in several blocks' worth of pages per call.
     pub fn reserve(&mut self, n: usize) {
         for v in [&mut self.a, &mut self.b] {
-            if v.len() < n {
-                v.resize(n, 0);
-            }
+            grow_scratch(v, n);
         }
     }
 
     /// Make sure the prefilter/postfilter staging buffer `d` holds an
     /// output of `n` bytes followed by a `ttmp` scratch area of `ttmp` bytes.
     pub fn reserve_staging(&mut self, n: usize, ttmp: usize) {
-        if self.d.len() < n + ttmp {
-            self.d.resize(n + ttmp, 0);
-        }
+        grow_scratch(&mut self.d, n + ttmp);
+    }
+}
+
+/// Makes the scratch buffer `v` at least `n` bytes long, dropping what it
+/// held. A fresh zeroed allocation rather than `resize`: big ones are
+/// pages the system hands out zeroed and maps only once written, so a
+/// buffer a pipeline never uses (the second ping-pong buffer with a single
+/// filter) or fills only in part (a compressed block) costs no resident
+/// memory, as C's malloc'ed thread scratch does not.
+pub fn grow_scratch(v: &mut Vec<u8>, n: usize) {
+    if v.len() < n {
+        *v = vec![0u8; n];
     }
 }
 

@@ -430,9 +430,7 @@ fn encode_blocks(
             plan.reserve(ws);
             let mut buf = std::mem::take(&mut ws.c);
             let bound = plan.block_bound(j);
-            if buf.len() < bound {
-                buf.resize(bound, 0);
-            }
+            crate::engine::threads::grow_scratch(&mut buf, bound);
             let n = match encode_block(plan, j, &mut buf[..bound], ws, dict.as_ref()) {
                 Ok(Some(n)) => n,
                 Ok(None) => {
