@@ -783,13 +783,9 @@ pub(crate) fn public_cparams(st: &mut State) -> blosc2_cparams {
         schunk: public.cast(),
         filters: p.filters,
         filters_meta: p.filters_meta,
-        prefilter: None,
-        preparams: ptr::null_mut(),
-        tuner_params: ptr::null_mut(),
-        tuner_id: 0,
-        instr_codec: false,
-        codec_params: ptr::null_mut(),
-        filter_params: [ptr::null_mut(); 6],
+        // No prefilter, tuner, instrumentation or plugin parameters: 3.3.5
+        // reports none of them for a super-chunk.
+        ..CPARAMS_DEFAULTS
     }
 }
 
