@@ -86,6 +86,15 @@ static void data_array(void) {
   CHECK_EQ(sc->nchunks, 520);
   CHECK_EQ(sc->data_len, 8192);
   check_data_entry(sc, 519);
+  /* Removing the last chunk clears its entry; the next append fills it. */
+  CHECK_EQ(blosc2_schunk_delete_chunk(sc, 519), 519);
+  CHECK(sc->data[519] == NULL);
+  append_n(sc, 1, 11);
+  check_data_entry(sc, 519);
+  /* After all these edits every entry still points at its chunk. */
+  for (int64_t n = 0; n < 520; n += 37) {
+    check_data_entry(sc, n);
+  }
 
   /* A copy into memory has an array of its own; a copy into a frame and
    * a frame-backed super-chunk have none. */

@@ -204,6 +204,9 @@ pub(crate) struct State {
     /// The number of chunks at the last [`State::sync_data`], to see
     /// chunks being added.
     synced_nchunks: usize,
+    /// Whether any entry of `data` may be stale (before the first sync and
+    /// after a failed one): the next sync re-points all of them.
+    data_stale: bool,
     /// Added to the engine's `cbytes` in `schunk->cbytes`: a view counts
     /// the placeholder chunks 3.3.5 made it with, not the data's.
     cbytes_offset: i64,
@@ -298,17 +301,31 @@ impl State {
     /// its chunk array: grown a page at a time (never shrunk), NULL past
     /// the last chunk, and left NULL for frames and before the first
     /// chunk. The engine keeps each chunk's bytes in place until the chunk
-    /// is replaced or removed, and every call re-publishes the pointers.
+    /// is replaced or removed and says from which index entries changed,
+    /// so a call that changed no chunk costs O(1), an append O(1)
+    /// (amortised over the page-wise growth).
     fn sync_data(&mut self) {
         let ptr_size = std::mem::size_of::<*mut u8>();
+        let moved_from = self.sc.take_moved_chunks();
         let Some(chunks) = self.sc.memory_chunks() else {
             return;
         };
         let nchunks = chunks.len();
+        let old_slots = self.data_len / ptr_size;
+        // Entries that may be stale: those the engine changed, those of
+        // chunks added and those of chunks removed (now NULL); all of them
+        // before the first sync or after a failed one.
+        let (lo, old_nchunks) = if self.data_stale {
+            (0, old_slots)
+        } else {
+            let old = self.synced_nchunks.min(old_slots);
+            (moved_from.unwrap_or(usize::MAX).min(nchunks.min(old)), old)
+        };
         if nchunks > self.synced_nchunks {
             self.data_len_unset = false;
         }
         self.synced_nchunks = nchunks;
+        self.data_stale = true;
         let need = nchunks * ptr_size;
         if need > self.data_len {
             let new_len = need.div_ceil(DATA_PAGE) * DATA_PAGE;
@@ -320,16 +337,26 @@ impl State {
             }
             self.data = grown;
             self.data_len = new_len;
+            // The new tail: NULL until chunks fill it.
+            for i in old_slots..new_len / ptr_size {
+                // SAFETY: `data` holds `new_len / ptr_size` pointers.
+                unsafe { self.data.add(i).write(ptr::null_mut()) };
+            }
         }
         if self.data.is_null() {
+            // No array yet (no chunk yet): nothing to point.
+            self.data_stale = false;
             return;
         }
         let slots = self.data_len / ptr_size;
-        for i in 0..slots {
+        let hi = nchunks.max(old_nchunks).min(slots);
+        for i in lo..hi {
             let p = chunks.get(i).map_or(ptr::null_mut(), |c| c.as_ptr().cast_mut());
-            // SAFETY: `data` holds `slots` pointers (`data_len` bytes).
+            // SAFETY: `data` holds `slots` pointers (`data_len` bytes) and
+            // `i < slots`.
             unsafe { self.data.add(i).write(p) };
         }
+        self.data_stale = false;
         let data = self.data;
         let data_len = if self.data_len_unset { 0 } else { self.data_len };
         let p = self.public();
@@ -676,6 +703,7 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
         data_len: 0,
         data_len_unset: init.copied_frame,
         synced_nchunks: usize::MAX,
+        data_stale: true,
         cbytes_offset: 0,
     };
     st.sync();

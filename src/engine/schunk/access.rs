@@ -49,6 +49,14 @@ impl SChunk {
         }
     }
 
+    /// The lowest index of [`SChunk::memory_chunks`] whose entry may have
+    /// changed (other bytes, or bytes at another address) since the last
+    /// call; `None` when none did. A new list counts as changed from 0.
+    pub fn take_moved_chunks(&mut self) -> Option<usize> {
+        let from = std::mem::replace(&mut self.chunks_moved_from, usize::MAX);
+        (from != usize::MAX).then_some(from)
+    }
+
     /// Whether the super-chunk lives in a file or a sparse directory.
     pub fn on_disk(&self) -> bool {
         matches!(&self.backend, Backend::Frame(f) if !matches!(f.kind(), FrameKind::Memory))

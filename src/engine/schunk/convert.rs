@@ -185,6 +185,7 @@ impl SChunk {
             return Err(Error::InvalidHeader);
         }
         self.backend = Backend::Chunks(chunks);
+        self.chunks_moved_from = 0;
         self.cbytes = cbytes;
         self.current_nchunk = 0;
         if let Some(b) = blocksize {

@@ -82,6 +82,11 @@ pub struct SChunk {
     /// zeroed chunk-sized allocation per chunk. b2nd slices borrow it for
     /// the blocks they decode.
     compress_scratch: Vec<u8>,
+    /// The lowest index of the in-memory chunk list whose entry may hold
+    /// other bytes (at another address) since [`SChunk::take_moved_chunks`]
+    /// last asked; `usize::MAX` when none. The C layer re-points only
+    /// those `schunk->data` entries instead of all of them on every call.
+    chunks_moved_from: usize,
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
     backend: Backend,
@@ -140,6 +145,7 @@ impl SChunk {
             blocksize: cparams.blocksize,
             sticky_blocksize: cparams.blocksize,
             compress_scratch: Vec::new(),
+            chunks_moved_from: 0,
             cctx: Context::compressor(cparams.clone()),
             dctx: Context::decompressor(dparams.clone()),
             cparams,

@@ -117,6 +117,7 @@ impl SChunk {
         if let Backend::Chunks(chunks) = &mut self.backend {
             c.truncate(cb);
             c.shrink_to_fit();
+            self.chunks_moved_from = self.chunks_moved_from.min(chunks.len());
             chunks.push(c);
             self.cbytes += cb as i64;
             self.set_counters(next);
@@ -215,6 +216,7 @@ impl SChunk {
         if let Backend::Chunks(chunks) = &mut self.backend {
             c.truncate(cb);
             let old = std::mem::replace(&mut chunks[i], c);
+            self.chunks_moved_from = self.chunks_moved_from.min(i);
             self.cbytes += cb as i64 - counted_cbytes(&old);
             self.set_counters(next);
             return Ok(self.nchunks());
@@ -337,7 +339,16 @@ impl SChunk {
         props.chunksize = next.chunksize;
         props.vl_blocks = next.flags2 & blosc2_flags2::VL_BLOCKS != 0;
         match &mut self.backend {
-            Backend::Chunks(chunks) => self.cbytes += on_chunks(chunks),
+            Backend::Chunks(chunks) => {
+                let moved_from = match &edit {
+                    Edit::Append(_) => chunks.len(),
+                    Edit::Insert(i, _) | Edit::Update(i, _) | Edit::Delete(i) => *i,
+                    Edit::Reorder(_) | Edit::FillSpecial(..) => 0,
+                    Edit::Metas(_) | Edit::Vlmetas(_) | Edit::Touch => usize::MAX,
+                };
+                self.cbytes += on_chunks(chunks);
+                self.chunks_moved_from = self.chunks_moved_from.min(moved_from);
+            }
             Backend::Frame(f) => {
                 f.apply(edit, &props)?;
                 self.cbytes = f.header().cbytes;
