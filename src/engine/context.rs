@@ -146,6 +146,26 @@ impl Context {
         chunk::decompress_blocks(src, blocks, blocksize, dest, &mut self.pool, &opts)
     }
 
+    /// The blocks `blocks` of a chunk, each handed to `sink` as soon as a
+    /// worker has decoded it ([`chunk::decode_blocks_each`]); `Ok(false)`
+    /// when the chunk's blocks are not `blocksize` bytes each.
+    pub fn decode_blocks_each<S>(&mut self, src: &[u8], blocks: &[usize], blocksize: usize, sink: S) -> Result<bool>
+    where
+        S: Fn(usize, &[u8]) -> Result<()> + Sync,
+    {
+        if self.mode != Mode::Decompress {
+            return Err(Error::InvalidParam("context is not for decompression"));
+        }
+        self.sync_threads();
+        let opts = DecodeOptions {
+            postfilter: self.dparams.postfilter.as_ref(),
+            maskout: None,
+            nchunk: self.nchunk,
+            plugins: Some(&self.dparams.plugins),
+        };
+        chunk::decode_blocks_each(src, blocks, blocksize, &mut self.pool, &opts, sink)
+    }
+
     /// Items `start..start+nitems` of a chunk into `dest`.
     pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dest: &mut [u8]) -> Result<usize> {
         // Borrowed, not cloned: the pool is a different field, and an Arc

@@ -3,17 +3,13 @@
 //! `b2nd_to_cbuffer`), touching only the chunks and blocks involved.
 
 use std::borrow::BorrowMut;
+use std::sync::Mutex;
 
 use super::copy::{copy_buffer, nitems};
 use super::{Array, MAX_DIM};
 use crate::engine::bulk;
 use crate::engine::error::{Error, Result};
 use crate::engine::schunk::SChunk;
-
-/// Blocks decoded per worker thread before their parts are copied out of
-/// an in-memory chunk: enough to keep the workers busy, few enough to stay
-/// in cache.
-const BLOCKS_PER_THREAD: usize = 8;
 
 /// A checked slice `[start, stop)` of an array.
 #[derive(Clone, Copy)]
@@ -198,7 +194,8 @@ impl<S: BorrowMut<SChunk>> Array<S> {
 
     /// Read the slice `[start, stop)` into `buffer`, a C-order buffer of
     /// `buffershape` (at least the slice's shape) whose unread parts are
-    /// zeroed (`b2nd_get_slice_cbuffer`).
+    /// zeroed (`b2nd_get_slice_cbuffer`). On an error the buffer is left
+    /// all zeros.
     pub fn get_slice_buffer(
         &mut self,
         start: &[i64],
@@ -206,10 +203,19 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         buffer: &mut [u8],
         buffershape: &[i64],
     ) -> Result<()> {
+        let read = self.read_slice(start, stop, buffer, buffershape);
+        if read.is_err() {
+            bulk::zero(buffer);
+        }
+        read
+    }
+
+    /// [`Array::get_slice_buffer`], but for the zeros on error.
+    fn read_slice(&mut self, start: &[i64], stop: &[i64], buffer: &mut [u8], buffershape: &[i64]) -> Result<()> {
         self.refresh()?;
-        bulk::zero(buffer);
         let ts = self.itemsize()?;
         if self.geom.ndim == 0 {
+            bulk::zero(buffer);
             let dest = buffer
                 .get_mut(..ts)
                 .ok_or(Error::InvalidParam("buffer smaller than one item"))?;
@@ -222,6 +228,12 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         }
         let r = self.region(start, stop, buffershape, buffer.len())?;
         let nd = self.geom.ndim;
+        // Zero what the slice leaves unwritten (3.3.5 clears the whole
+        // buffer first): only the bytes past the buffer's shape when the
+        // slice fills that shape, as each of its bytes is written below.
+        let filled = (0..nd).all(|i| r.stop[i] - r.start[i] == buffershape[i]);
+        let shaped = nitems(&buffershape[..nd])? as usize * ts;
+        bulk::zero(if filled { &mut buffer[shaped..] } else { buffer });
         if self.geom.nitems == 0 || (0..nd).any(|i| r.start[i] == r.stop[i]) {
             return Ok(());
         }
@@ -243,17 +255,13 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
         let on_disk = self.schunk().on_disk();
-        // The super-chunk's scratch buffer (kept between calls, also used
-        // to compress), lent for the decoded blocks.
-        let mut block_buf = self.sc.borrow_mut().take_scratch();
-        let done = self.parts(&r, |a, p| {
-            let needed = p.nblocks(nd);
-            if !on_disk {
-                // Decode the blocks needed straight from the chunk, with
-                // the context's threads, a few at a time into one small
-                // reused buffer: the parts are copied out while the blocks
-                // are still in cache, and no chunk-sized buffer is cleared.
-                let mut todo = Vec::with_capacity(needed as usize);
+        if !on_disk {
+            return self.parts(&r, |a, p| {
+                // Decode the blocks needed straight from the chunk, with the
+                // context's threads, each into its worker's staging buffer,
+                // and copy its part out right away, while it is in cache: no
+                // buffer for the decoded blocks is allocated or cleared.
+                let mut todo = Vec::with_capacity(p.nblocks(nd) as usize);
                 a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
                     todo.push((nb as usize, *bstart, *s0, *s1));
                     Ok(())
@@ -262,30 +270,33 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 if sc.chunk_nbytes(p.nchunk)? as usize != chunk_len {
                     return Err(Error::Data("chunk size differs from the array's"));
                 }
-                let batch = BLOCKS_PER_THREAD * sc.dparams().nthreads.max(1) as usize;
-                let mut ids = Vec::with_capacity(batch);
-                for group in todo.chunks(batch) {
-                    ids.clear();
-                    ids.extend(group.iter().map(|t| t.0));
-                    if block_buf.len() < ids.len() * block_len {
-                        block_buf.resize(ids.len() * block_len, 0);
-                    }
-                    if !sc.decompress_blocks(p.nchunk, &ids, block_len, &mut block_buf)? {
-                        // Blocks of another size: the whole chunk, then the parts.
-                        let data = a.read_chunk(p.nchunk)?;
-                        return a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
-                            let off = nb as usize * block_len;
-                            let src = &data[off..off + block_len];
-                            copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
-                        });
-                    }
-                    for (k, (_, bstart, s0, s1)) in group.iter().enumerate() {
-                        let src = &block_buf[k * block_len..(k + 1) * block_len];
-                        copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)?;
-                    }
+                let ids: Vec<usize> = todo.iter().map(|t| t.0).collect();
+                // Workers copy into disjoint parts of the buffer, one at a
+                // time: a part is a small fraction of a block's decoding.
+                let out = Mutex::new(&mut *buffer);
+                let decoded = sc.decompress_blocks_each(p.nchunk, &ids, block_len, |k, block| {
+                    let (_, bstart, s0, s1) = &todo[k];
+                    let mut out = out.lock().map_err(|_| Error::Failure("worker panicked"))?;
+                    copy_out(nd, ts, block, &blockshape, bstart, s0, s1, &mut out, bufshape, &r)
+                })?;
+                if decoded {
+                    return Ok(());
                 }
-                Ok(())
-            } else if needed * frac <= nblocks {
+                // Blocks of another size: the whole chunk, then the parts.
+                let data = a.read_chunk(p.nchunk)?;
+                a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
+                    let off = nb as usize * block_len;
+                    let src = &data[off..off + block_len];
+                    copy_out(nd, ts, src, &blockshape, bstart, s0, s1, buffer, bufshape, &r)
+                })
+            });
+        }
+        // The super-chunk's scratch buffer (kept between calls, also used
+        // to compress), lent for the blocks read from disk.
+        let mut block_buf = self.sc.borrow_mut().take_scratch();
+        let done = self.parts(&r, |a, p| {
+            let needed = p.nblocks(nd);
+            if needed * frac <= nblocks {
                 // Decode only the blocks needed (from disk, only they are read).
                 let mut ranges = Vec::with_capacity(needed as usize);
                 a.blocks_of(&p, &r, |nb, _, _, _| {

@@ -345,6 +345,46 @@ fn buffer_shapes_larger_than_the_slice() {
     assert!(a.set_slice_buffer(&[2, 3], &[5, 8], &buf[..10], &[3, 5]).is_err());
 }
 
+/// A slice filling its buffer writes every byte of it (the buffer is not
+/// cleared first), whatever the thread count, filters and padding: partial
+/// chunks at the array's edges, blocks that do not tile their chunk, DELTA
+/// (which needs block 0 decoded apart). A failed read leaves zeros.
+#[test]
+fn slices_write_every_byte_with_1_and_2_threads() {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    for nd in 1..=4 {
+        for (ts, filters) in [(4i32, [0u8, 0, 0, 0, 0, 1]), (8, [0, 0, 0, 0, 3, 1]), (3, [0; 6])] {
+            let (shape, chunks, blocks) = random_layout(&mut r, nd);
+            let m = Model::new(&shape, ts as usize, r.next());
+            for (threads, contiguous) in [(1i16, false), (2, false), (2, true)] {
+                let mut st = storage(ts, contiguous, None);
+                st.cparams.filters = filters;
+                st.cparams.nthreads = threads;
+                st.dparams.nthreads = threads;
+                let p = params(st, &shape, &chunks, &blocks);
+                let mut a = Array::from_buffer(&p, &m.data).unwrap();
+                for _ in 0..6 {
+                    let (start, stop) = random_region(&mut r, &shape);
+                    let sub: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+                    let mut buf = vec![0xA5u8; sub.iter().product::<i64>() as usize * ts as usize + 3];
+                    a.get_slice_buffer(&start, &stop, &mut buf, &sub).unwrap();
+                    let want = m.slice(&start, &stop);
+                    assert_eq!(
+                        &buf[..want.len()],
+                        &want[..],
+                        "{threads} threads, {start:?}..{stop:?} of {shape:?}"
+                    );
+                    assert_eq!(&buf[want.len()..], &[0, 0, 0], "bytes past the buffer's shape");
+                }
+                let mut buf = vec![0xA5u8; 64];
+                let past: Vec<i64> = shape.iter().map(|s| s + 1).collect();
+                assert!(a.get_slice_buffer(&vec![0; nd], &past, &mut buf, &past).is_err());
+                assert!(buf.iter().all(|&b| b == 0), "a failed read leaves zeros");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_chunk_with_other_blocks_is_read_whole() {
     // A chunk recompressed by another writer with its own block size: a

@@ -720,6 +720,57 @@ pub fn decompress_blocks(
     Ok(true)
 }
 
+/// Decode the blocks `blocks` of the chunk at the start of `src` one at a
+/// time, each into a block-sized staging buffer of the worker decoding it,
+/// and hand it to `sink(k, block)` (`k`: its index in `blocks`) while it
+/// is still in that worker's cache. The staging buffers are the workers'
+/// own, kept between calls: a caller needs no buffer of its own for the
+/// decoded blocks (a b2nd slice copies its parts out of each one).
+///
+/// Returns `Ok(false)`, calling `sink` for no block, when the chunk's
+/// blocks are not `blocksize` bytes each, as [`decompress_blocks`] does.
+pub fn decode_blocks_each<S>(
+    src: &[u8],
+    blocks: &[usize],
+    blocksize: usize,
+    pool: &mut Pool,
+    opts: &DecodeOptions<'_>,
+    sink: S,
+) -> Result<bool>
+where
+    S: Fn(usize, &[u8]) -> Result<()> + Sync,
+{
+    let chunk = Chunk::open(src)?;
+    if chunk.hdr.vl_blocks() || chunk.blocksize != blocksize || chunk.hdr.nbytes == 0 {
+        return Ok(false);
+    }
+    if blocks.iter().any(|&j| j >= chunk.nblocks) {
+        return Err(Error::InvalidParam("block out of range"));
+    }
+    // DELTA blocks need the decoded block 0: decode it once, apart.
+    let block0 = if chunk.needs_block0() {
+        let mut b0 = vec![0u8; chunk.block_len(0)];
+        decode_block(&chunk, 0, &mut b0, None, opts, pool.serial_scratch())?;
+        Some(b0)
+    } else {
+        None
+    };
+    pool.run(blocks.len(), blocks.iter().copied().enumerate(), |(k, j), ws| {
+        if let (Some(b0), 0) = (&block0, j) {
+            return sink(k, b0);
+        }
+        // The staging buffer is taken out so that the decoder can borrow
+        // the rest of the scratch.
+        let mut stage = std::mem::take(&mut ws.c);
+        crate::engine::threads::grow_scratch(&mut stage, blocksize);
+        let out = &mut stage[..chunk.block_len(j)];
+        let done = decode_block(&chunk, j, out, block0.as_deref(), opts, ws).and_then(|()| sink(k, out));
+        ws.c = stage;
+        done
+    })?;
+    Ok(true)
+}
+
 /// Decode an opened chunk into `dest` (at least nbytes long).
 pub(crate) fn decompress_chunk(
     chunk: &Chunk<'_>,

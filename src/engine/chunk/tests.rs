@@ -459,10 +459,31 @@ fn decompress_blocks_packs_the_blocks_asked_for() {
                     let want = &all[j * bs..((j + 1) * bs).min(all.len())];
                     assert_eq!(&out[k * bs..k * bs + want.len()], want, "block {j}");
                 }
+                // The same blocks handed over one by one.
+                let seen = std::sync::Mutex::new(vec![None; blocks.len()]);
+                let each = ctx.decode_blocks_each(ch, &blocks, bs, |k, b| {
+                    seen.lock().unwrap()[k] = Some(b.to_vec());
+                    Ok(())
+                });
+                assert!(each.unwrap());
+                for (k, got) in seen.into_inner().unwrap().into_iter().enumerate() {
+                    let j = blocks[k];
+                    assert_eq!(
+                        got.as_deref(),
+                        Some(&all[j * bs..((j + 1) * bs).min(all.len())]),
+                        "block {j}"
+                    );
+                }
             }
             // Another block size, a block out of range, a short buffer.
             let mut out = vec![0u8; 2 * bs];
             assert!(!ctx.decompress_blocks(ch, &[0], bs / 2, &mut out).unwrap());
+            assert!(!ctx
+                .decode_blocks_each(ch, &[0], bs / 2, |_, _| panic!("no block"))
+                .unwrap());
+            assert!(ctx.decode_blocks_each(ch, &[19], bs, |_, _| Ok(())).is_err());
+            let refused = ctx.decode_blocks_each(ch, &[0, 1, 2], bs, |_, _| Err(Error::Data("sink")));
+            assert_eq!(refused, Err(Error::Data("sink")));
             assert!(ctx.decompress_blocks(ch, &[19], bs, &mut out).is_err());
             assert!(ctx.decompress_blocks(ch, &[0, 1, 2], bs, &mut out).is_err());
         }

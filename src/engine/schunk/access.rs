@@ -89,6 +89,21 @@ impl SChunk {
         self.dctx.decompress_blocks(&c, blocks, blocksize, dest)
     }
 
+    /// Decode the blocks `blocks` of chunk `n` with the context's threads,
+    /// handing each to `sink(k, block)` (`k`: its index in `blocks`) from
+    /// the worker that decoded it. `Ok(false)` (no block handed over) when
+    /// the chunk's blocks are not `blocksize` bytes.
+    pub fn decompress_blocks_each<S>(&mut self, n: i64, blocks: &[usize], blocksize: usize, sink: S) -> Result<bool>
+    where
+        S: Fn(usize, &[u8]) -> Result<()> + Sync,
+    {
+        self.check_index(n, false)?;
+        self.current_nchunk = n;
+        let c = super::ops::stored_chunk(&mut self.backend, n)?;
+        self.dctx.nchunk = n;
+        self.dctx.decode_blocks_each(&c, blocks, blocksize, sink)
+    }
+
     /// Decode the byte ranges `ranges` (`(start, len)`, each within the
     /// chunk, aligned to items) of chunk `n` into `dest`, one after the
     /// other. From disk, only the blocks holding each range are read.
