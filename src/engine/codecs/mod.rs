@@ -31,6 +31,10 @@ pub struct CodecScratch {
     pub zstd: zstd::ZstdState,
     /// zlib deflate/inflate streams.
     zlib: zlib_stream::ZlibState,
+    /// LZ4's hash tables, kept so that a stream need not clear them.
+    lz4: lz4::FastTables,
+    /// BloscLZ's hash table, kept so that a stream need not clear it.
+    blosclz: blosclz::Tables,
 }
 
 /// A dictionary shared by all blocks of one chunk.
@@ -51,8 +55,8 @@ pub fn compress_stream(
 ) -> Result<usize> {
     let d = dict.map(|d| d.bytes);
     let n = match compcode {
-        codec::BLOSCLZ => blosclz::compress(clevel, src, dst),
-        codec::LZ4 => lz4::compress(10 - i32::from(clevel.min(9)), src, dst, d),
+        codec::BLOSCLZ => blosclz::compress_reusing(&mut scratch.blosclz, clevel, src, dst),
+        codec::LZ4 => lz4::compress_reusing(&mut scratch.lz4, 10 - i32::from(clevel.min(9)), src, dst, d),
         codec::LZ4HC => lz4hc::compress(i32::from(clevel), src, dst, d),
         #[cfg(feature = "snappy")]
         codec::SNAPPY => snappy::compress(src, dst),

@@ -56,6 +56,13 @@ const CRATIO_MIN: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0
 /// shorter than 16 bytes, outputs shorter than 66 bytes and inputs larger
 /// than `i32::MAX` bytes (outside the C function's domain) return 0.
 pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
+    compress_reusing(&mut Tables::default(), clevel, input, output)
+}
+
+/// [`compress`] with the hash table kept in `tables` from one call to the
+/// next: the same bytes, without clearing the table (up to 64 KiB, twice
+/// per call: once for the entropy probe, once for the encoder).
+pub fn compress_reusing(tables: &mut Tables, clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     if clevel == 0 || input.len() > i32::MAX as usize {
         return 0;
     }
@@ -64,9 +71,9 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     // Monomorphizing on it makes the table a fixed-size array indexed by a
     // value the compiler knows to be in range.
     match clevel {
-        1 => Encoder::<4096, 20>::run(clevel, input, output),
-        2 => Encoder::<8192, 19>::run(clevel, input, output),
-        _ => Encoder::<16384, 18>::run(clevel, input, output),
+        1 => Encoder::<4096, 20>::run(tables, clevel, input, output),
+        2 => Encoder::<8192, 19>::run(tables, clevel, input, output),
+        _ => Encoder::<16384, 18>::run(tables, clevel, input, output),
     }
 }
 
@@ -302,6 +309,96 @@ fn match_end_long(s: &[u8], ip: usize, r: usize, bound: usize) -> usize {
     bound
 }
 
+/// Entries of the largest hash table (clevel 3 and up).
+const TABLE_LEN: usize = 1 << 14;
+
+/// BloscLZ's hash table, kept from one call to the next (in a worker's
+/// codec scratch) so that a short pass need not start by clearing it, as
+/// C's `blosclz_compress` does twice per call (entropy probe, encoder):
+/// 64 KiB at clevel 3 and up, for each 512-byte stream of a shuffled 4 KiB
+/// chunk.
+///
+/// The bytes stay those of a zeroed table. Passes over fewer than `N / 4`
+/// bytes (`N` the slots in use) are "tagged": a slot holds a position plus
+/// the pass's base, and every pass gets a base above all the values stored
+/// before it, so a slot below the base is stale and reads as position 0,
+/// which is what an empty slot of a zeroed table names. Longer passes
+/// clear the slots and store plain positions: there the clear costs less
+/// than the tag arithmetic at every position scanned. The table is also
+/// cleared when a base would leave the `u32` range (every 4 GiB of tagged
+/// passes).
+#[derive(Default)]
+pub struct Tables {
+    slots: Vec<u32>,
+    next_base: u64,
+}
+
+impl Tables {
+    /// The first `N` slots, tagged, for one pass storing positions below
+    /// `span`.
+    fn tagged<const N: usize>(&mut self, span: usize) -> Htab<'_, N, true> {
+        if self.slots.is_empty() {
+            self.slots = vec![0; TABLE_LEN];
+        }
+        if self.next_base + span as u64 > 1 << 32 {
+            self.slots.fill(0);
+            self.next_base = 0;
+        }
+        let base = self.next_base as u32;
+        self.next_base += span as u64;
+        let slots = (&mut self.slots[..N]).try_into().expect("N is at most TABLE_LEN");
+        Htab { slots, base }
+    }
+
+    /// The first `N` slots, cleared, for one pass storing positions below
+    /// `span`; later tagged passes start above them.
+    fn cleared<const N: usize>(&mut self, span: usize) -> Htab<'_, N, false> {
+        if self.slots.is_empty() {
+            self.slots = vec![0; TABLE_LEN];
+        }
+        // The slots past N keep values below the current next_base.
+        self.next_base = self.next_base.max(span as u64);
+        let slots: &mut [u32; N] = (&mut self.slots[..N]).try_into().expect("N is at most TABLE_LEN");
+        slots.fill(0);
+        Htab { slots, base: 0 }
+    }
+}
+
+#[cfg(test)]
+impl Tables {
+    /// Moves the next base forward by `n` (as many passes would), so that
+    /// tests reach the clearing point quickly.
+    fn skip_base(&mut self, n: u64) {
+        self.next_base = (self.next_base + n).min(1 << 32);
+    }
+}
+
+/// A hash table of `N` positions as one pass sees it (see [`Tables`]);
+/// `TAGGED`: positions are stored plus `base`.
+struct Htab<'a, const N: usize, const TAGGED: bool> {
+    slots: &'a mut [u32; N],
+    /// Added to positions stored; slots below it read as position 0.
+    base: u32,
+}
+
+impl<const N: usize, const TAGGED: bool> Htab<'_, N, TAGGED> {
+    /// The position slot `h` holds (0 when stale, as an empty slot), and
+    /// `ip` stored in its place.
+    #[inline(always)]
+    fn replace(&mut self, h: usize, ip: usize) -> usize {
+        let v = self.slots[h];
+        let r = if TAGGED { v.saturating_sub(self.base) } else { v };
+        self.put(h, ip);
+        r as usize
+    }
+
+    /// Stores position `ip` in slot `h`.
+    #[inline(always)]
+    fn put(&mut self, h: usize, ip: usize) {
+        self.slots[h] = if TAGGED { ip as u32 + self.base } else { ip as u32 };
+    }
+}
+
 /// The encoder for one hash table size `N = 2^(32 - SHIFT)`.
 struct Encoder<const N: usize, const SHIFT: u32>;
 
@@ -319,15 +416,19 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     /// Kept out of line: inside the encoder's loop the scan competes for
     /// registers with the match emission and measured slower.
     #[inline(never)]
-    fn scan(s: &[u8], mut ip: usize, ip_limit: usize, htab: &mut [u32; N]) -> (usize, usize) {
+    fn scan<const TAGGED: bool>(
+        s: &[u8],
+        mut ip: usize,
+        ip_limit: usize,
+        htab: &mut Htab<'_, N, TAGGED>,
+    ) -> (usize, usize) {
         // The callers pass at most s.len() - 12; stating that it is at most
         // s.len() - 4 lets the compiler drop the bounds checks of the reads.
         let end = ip_limit.min(s.len().saturating_sub(4));
         while ip < end {
             let seq = read_u32(s, ip);
             let h = Self::hash(seq);
-            let r = htab[h] as usize;
-            htab[h] = ip as u32;
+            let r = htab.replace(h, ip);
             if is_candidate(s, ip, r, seq) {
                 return (ip, r);
             }
@@ -337,9 +438,8 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     }
 
     /// [`compress`] for one clevel (1..=9): probe, early exits, encode.
-    fn run(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
+    fn run(tables: &mut Tables, clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
         let length = input.len();
-        let mut htab = [0u32; N];
 
         // Entropy probing: dry-run the matcher on a window at the end of the
         // buffer and give up early when it does not compress well enough.
@@ -351,18 +451,23 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         };
         let shift = length - maxlen;
         let limit = maxlen.min(N);
-        let cratio = Self::probe(&input[shift..shift + limit], &mut htab);
+        let win = &input[shift..shift + limit];
+        let cratio = if limit < N / 4 {
+            Self::probe(win, &mut tables.tagged(limit))
+        } else {
+            Self::probe(win, &mut tables.cleared(limit))
+        };
         if cratio < CRATIO_MIN[usize::from(clevel)] {
             return 0;
         }
         if length < 16 || output.len() < 66 {
             return 0;
         }
-        htab.fill(0);
-        let encoded = if clevel == 9 {
-            Self::encode::<true>(input, output, &mut htab)
-        } else {
-            Self::encode::<false>(input, output, &mut htab)
+        let encoded = match (length < N / 4, clevel == 9) {
+            (true, true) => Self::encode::<true, _>(input, output, &mut tables.tagged(length)),
+            (true, false) => Self::encode::<false, _>(input, output, &mut tables.tagged(length)),
+            (false, true) => Self::encode::<true, _>(input, output, &mut tables.cleared(length)),
+            (false, false) => Self::encode::<false, _>(input, output, &mut tables.cleared(length)),
         };
         encoded.unwrap_or(0)
     }
@@ -378,11 +483,11 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     /// encoder keeps its scan inline, which measured faster when matches are
     /// frequent.
     #[inline(never)]
-    fn probe_match(
+    fn probe_match<const TAGGED: bool>(
         s: &[u8],
         mut ip: usize,
         ip_limit: usize,
-        htab: &mut [u32; N],
+        htab: &mut Htab<'_, N, TAGGED>,
         guess: &mut EndGuess,
     ) -> Option<(usize, usize, usize)> {
         // The caller passes s.len() - 12; stating that it is at most
@@ -392,8 +497,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
         while ip < ip_limit {
             let seq = read_u32(s, ip);
             let h = Self::hash(seq);
-            let r = htab[h] as usize;
-            htab[h] = ip as u32;
+            let r = htab.replace(h, ip);
             // A zero distance (the empty table's position 0 seen from
             // position 0) and distances >= MAX_FARDISTANCE are no candidates.
             if r < ip && ip - r < MAX_FARDISTANCE && read_u32(s, r) == seq {
@@ -416,8 +520,9 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     /// Estimated compression ratio of `win` (C's `get_cratio`): the same
     /// matcher as [`Self::encode`] (without the far-match length rule or the
     /// clevel-9 extra hash), counting output bytes instead of writing them.
-    /// Uses the whole of `htab` (C's `hashlen` entries), which must be zero.
-    fn probe(win: &[u8], htab: &mut [u32; N]) -> f64 {
+    /// Uses the whole of `htab` (C's `hashlen` entries), which must read
+    /// as empty.
+    fn probe<const TAGGED: bool>(win: &[u8], htab: &mut Htab<'_, N, TAGGED>) -> f64 {
         let limit = win.len();
         if limit <= 12 {
             return 0.0;
@@ -447,7 +552,7 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             }
             oc += if d < MAX_DISTANCE { 2 } else { 4 };
             let ip2 = anchor + len;
-            htab[Self::hash(read_u32(win, ip2))] = ip2 as u32;
+            htab.put(Self::hash(read_u32(win, ip2)), ip2);
             ip = ip2 + 2;
             lit = ip;
             // The control byte assumed for the next literal run.
@@ -464,7 +569,11 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
     /// gives up as soon as a literal, a match or the control byte that
     /// follows it would leave no room, which amounts to requiring
     /// `op < output.len()` after every literal run and every match.
-    fn encode<const CLEVEL9: bool>(input: &[u8], output: &mut [u8], htab: &mut [u32; N]) -> Option<usize> {
+    fn encode<const CLEVEL9: bool, const TAGGED: bool>(
+        input: &[u8],
+        output: &mut [u8],
+        htab: &mut Htab<'_, N, TAGGED>,
+    ) -> Option<usize> {
         let length = input.len();
         let maxout = output.len();
         let ip_bound = length - 1;
@@ -508,9 +617,9 @@ impl<const N: usize, const SHIFT: u32> Encoder<N, SHIFT> {
             // Hash the match boundary (clevel 9 also the next position,
             // from the same word shifted, as C does).
             let seq2 = read_u32(input, ip2);
-            htab[Self::hash(seq2)] = ip2 as u32;
+            htab.put(Self::hash(seq2), ip2);
             if CLEVEL9 {
-                htab[Self::hash(seq2 >> 8)] = (ip2 + 1) as u32;
+                htab.put(Self::hash(seq2 >> 8), ip2 + 1);
             }
             ip = ip2 + 2;
             lit = ip;

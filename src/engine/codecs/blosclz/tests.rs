@@ -507,3 +507,63 @@ fn copy_match_paths_agree_with_bytewise() {
         assert!(a[..op + len] == b[..op + len], "op {op} d {d} len {len} size {size}");
     }
 }
+
+/// Streams compressed one after the other through one [`Tables`] are those
+/// of a fresh (zeroed) table, for every clevel and kind of data: short
+/// (tagged) passes, long (clearing) ones in between, at clevels with
+/// smaller tables, and across the table's clearing point.
+#[test]
+fn reused_table_gives_the_bytes_of_a_fresh_one() {
+    let mut rng = Rng(0x5EED_0000_ABCD_EF01);
+    let mut tables = Tables::default();
+    // A clearing pass over the smaller table of clevel 1 leaves the rest of
+    // the slots as they were: the next tagged passes must still see them
+    // as stale.
+    for seed in 0..20 {
+        tables.skip_base(1 << 20);
+        for (clevel, len, kind) in [(5, 3000, 1), (1, 2000, 0), (5, 3000, 1)] {
+            let data = gen(kind, len, seed);
+            let mut fresh = vec![0; len];
+            let mut reused = vec![0; len];
+            let a = compress(clevel, &data, &mut fresh);
+            let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
+            assert!(
+                fresh[..a] == reused[..b],
+                "clevel {clevel} len {len} kind {kind} seed {seed}"
+            );
+        }
+    }
+    for (clevel, len, kind) in [(9, 30_000, 2), (2, 2000, 0), (5, 3000, 1)] {
+        let data = gen(kind, len, 9);
+        let mut fresh = vec![0; len];
+        let mut reused = vec![0; len];
+        let a = compress(clevel, &data, &mut fresh);
+        let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
+        assert!(fresh[..a] == reused[..b], "clevel {clevel} len {len} kind {kind}");
+    }
+    for round in 0..400usize {
+        if round == 150 || round == 300 {
+            tables.skip_base((1 << 32) - 20_000);
+        }
+        let len = match round % 8 {
+            0 => 16_384,
+            1 => 1 + rng.below(70_000),
+            2 => 16 + rng.below(300),
+            3 => 4095,
+            4 => 8191,
+            _ => 66 + rng.below(9000),
+        };
+        let data = gen((round % 6) as u8, len, round as u64);
+        let clevel = 1 + (round % 9) as u8;
+        let mut fresh = vec![0; len];
+        let mut reused = vec![0; len];
+        let a = compress(clevel, &data, &mut fresh);
+        let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
+        assert_eq!(a, b, "kind {} len {len} clevel {clevel} round {round}", round % 6);
+        assert!(
+            fresh[..a] == reused[..b],
+            "kind {} len {len} clevel {clevel} round {round}",
+            round % 6
+        );
+    }
+}

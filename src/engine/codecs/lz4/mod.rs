@@ -16,6 +16,8 @@ mod decode;
 mod decode_fast;
 mod fast;
 
+pub use fast::FastTables;
+
 /// Compress `input` as one LZ4 block into `output` (as C's
 /// `LZ4_compress_fast`); C-Blosc2 passes `acceleration = 10 - clevel`.
 ///
@@ -34,6 +36,24 @@ pub fn compress(acceleration: i32, input: &[u8], output: &mut [u8], dict: Option
     let acceleration = acceleration.clamp(1, 65_537) as u32;
     let (buf, start) = block::with_prefix(input, dict);
     fast::compress(&buf, start, acceleration, output)
+}
+
+/// [`compress`] with hash tables kept in `tables` from one call to the
+/// next: the same bytes, without clearing a 16 KiB table per block (see
+/// [`FastTables`]).
+pub fn compress_reusing(
+    tables: &mut FastTables,
+    acceleration: i32,
+    input: &[u8],
+    output: &mut [u8],
+    dict: Option<&[u8]>,
+) -> usize {
+    if input.len() > block::MAX_INPUT {
+        return 0;
+    }
+    let acceleration = acceleration.clamp(1, 65_537) as u32;
+    let (buf, start) = block::with_prefix(input, dict);
+    fast::compress_reusing(tables, &buf, start, acceleration, output)
 }
 
 /// Decompress one LZ4 block (from either compressor, or C's LZ4/LZ4HC) into

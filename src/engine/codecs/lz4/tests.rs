@@ -1,7 +1,7 @@
 //! Tests of the LZ4 codec (fast compressor and decoder; the HC compressor's
 //! own tests in `lz4hc` use the data helpers here).
 
-use super::{compress, decompress};
+use super::{compress, compress_reusing, decompress, FastTables};
 use crate::engine::codecs::lz4hc;
 
 /// Deterministic xorshift generator: tests need varied but reproducible data.
@@ -805,6 +805,50 @@ fn count_backward_matches_a_byte_loop() {
                     "cur {cur} cand {cand}"
                 );
             }
+        }
+    }
+}
+
+/// Blocks compressed one after the other through one [`FastTables`] are
+/// those of fresh (zeroed) tables: short (tagged) blocks across the 16-bit
+/// table's clearing point (65536 bytes of blocks), blocks that reach it
+/// exactly, long (clearing) blocks between short ones, blocks that take the
+/// 32-bit table, and dictionaries.
+#[test]
+fn reused_tables_give_the_bytes_of_fresh_ones() {
+    let mut rng = Rng(0xC0FF_EE00_1234_5678);
+    let mut tables = FastTables::default();
+    let mut sizes: Vec<usize> = vec![4095, 4095, 2048, 512, 512, 1000, 16_384, 384, 65_546, 70_000, 4095];
+    sizes.extend([0, 1, 12, 13, 14, 100, 4096, 4097, 65_536, 65_547, 3000]);
+    for _ in 0..300 {
+        sizes.push(1 + rng.below(4200));
+    }
+    for _ in 0..10 {
+        sizes.push(1 + rng.below(40_000));
+    }
+    let dict = salad(100_000, 3);
+    for (round, &n) in sizes.iter().enumerate() {
+        if round == 30 || round == 200 {
+            // At the end of the 16-bit range: the next short block clears.
+            tables.skip_base(1 << 16);
+        }
+        if round == 100 {
+            // Close to it: short blocks fit exactly or clear.
+            tables.skip_base(60_000);
+        }
+        let (name, data, _) = corpus(n).swap_remove(round % 7);
+        let accel = 1 + (round % 10) as i32;
+        let d = (round % 5 == 4).then_some(&dict[..1000 + (round % 50) * 1000]);
+        for len in [data.len(), data.len() / 2] {
+            let mut fresh = vec![0; bound(len)];
+            let mut reused = vec![0; bound(len)];
+            let a = compress(accel, &data[..len], &mut fresh, d);
+            let b = compress_reusing(&mut tables, accel, &data[..len], &mut reused, d);
+            assert_eq!(a, b, "{name} {len} bytes, acceleration {accel}, block {round}");
+            assert!(
+                fresh[..a] == reused[..b],
+                "{name} {len} bytes, acceleration {accel}, block {round}"
+            );
         }
     }
 }
