@@ -15,7 +15,7 @@ use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
 use crate::engine::params::{Postfilter, PostfilterArgs};
 use crate::engine::plugins::{self, Call, PluginEnv};
-use crate::engine::threads::{filter_ttmp_len, Pool, WorkerScratch};
+use crate::engine::threads::{filter_ttmp_len, grow_scratch, Pool, WorkerScratch};
 
 /// Optional behaviour of a decompression call.
 #[derive(Default, Clone, Copy)]
@@ -597,7 +597,14 @@ fn decode_block_at(
         return decode_streams(chunk, j, out, &mut ws.codec, &call);
     }
     check_block_fits(chunk, j, bsize)?;
-    ws.reserve(bsize);
+    // The second ping-pong buffer only when a filter step needs it: a
+    // fresh context's first block otherwise clears (and faults in) a
+    // block's worth of memory it never uses.
+    if chunk.spec.backward_needs_tmp() {
+        ws.reserve(bsize);
+    } else {
+        grow_scratch(&mut ws.a, bsize);
+    }
     let ttmp_len = filter_ttmp_len(chunk.blocksize, chunk.spec.typesize);
     if post.is_some() {
         ws.reserve_staging(bsize, ttmp_len);
@@ -625,10 +632,10 @@ fn decode_block_at(
         return Err(Error::Data("delta block without its reference"));
     }
     match post {
-        None => filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], out, dref, &call),
+        None => filters::backward(&chunk.spec, &mut a[..bsize], b, out, dref, &call),
         Some(pf) => {
             let (staged, rest) = d.split_at_mut(bsize);
-            filters::backward(&chunk.spec, &mut a[..bsize], &mut b[..bsize], staged, dref, &call)?;
+            filters::backward(&chunk.spec, &mut a[..bsize], b, staged, dref, &call)?;
             run_postfilter(pf, chunk, j, staged, out, &mut rest[..ttmp_len], (opts.nchunk, tid))
         }
     }
@@ -762,7 +769,7 @@ where
         // The staging buffer is taken out so that the decoder can borrow
         // the rest of the scratch.
         let mut stage = std::mem::take(&mut ws.c);
-        crate::engine::threads::grow_scratch(&mut stage, blocksize);
+        grow_scratch(&mut stage, blocksize);
         let out = &mut stage[..chunk.block_len(j)];
         let done = decode_block(&chunk, j, out, block0.as_deref(), opts, ws).and_then(|()| sink(k, out));
         ws.c = stage;

@@ -38,6 +38,16 @@ impl FilterSpec {
             .any(|&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
     }
 
+    /// True when undoing the pipeline needs a second scratch buffer
+    /// besides its input: more than one filter to undo ([`backward`]).
+    pub fn backward_needs_tmp(&self) -> bool {
+        self.filters
+            .iter()
+            .filter(|&&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
+            .count()
+            > 1
+    }
+
     /// True when the pipeline holds DELTA.
     pub fn has_delta(&self) -> bool {
         self.filters.contains(&filter::DELTA)
@@ -173,29 +183,32 @@ pub fn backward(
         return Ok(());
     }
     // Data starts in `input`; ping-pong between input and tmp, and let the
-    // last step write to `out`.
+    // last step write to `out`. `tmp` is sliced only by a step that is
+    // neither DELTA nor the last: one filter needs no `tmp` at all.
     let mut in_tmp = false;
     let last = active.len() - 1;
     for (k, &(id, meta)) in active.iter().enumerate() {
+        if k == last {
+            let cur = if in_tmp { &mut tmp[..n] } else { &mut input[..n] };
+            if id == filter::DELTA {
+                delta::decode_into(spec.typesize, cur, out, delta_ref);
+            } else {
+                apply_backward(id, meta, spec, cur, out, call)?;
+            }
+            break;
+        }
+        if id == filter::DELTA {
+            let cur = if in_tmp { &mut tmp[..n] } else { &mut input[..n] };
+            delta::decode(spec.typesize, cur, delta_ref);
+            continue;
+        }
         let (cur, other): (&mut [u8], &mut [u8]) = if in_tmp {
             (&mut tmp[..n], &mut input[..n])
         } else {
             (&mut input[..n], &mut tmp[..n])
         };
-        if id == filter::DELTA {
-            if k == last {
-                delta::decode_into(spec.typesize, cur, out, delta_ref);
-            } else {
-                delta::decode(spec.typesize, cur, delta_ref);
-            }
-            continue;
-        }
-        if k == last {
-            apply_backward(id, meta, spec, cur, out, call)?;
-        } else {
-            apply_backward(id, meta, spec, cur, other, call)?;
-            in_tmp = !in_tmp;
-        }
+        apply_backward(id, meta, spec, cur, other, call)?;
+        in_tmp = !in_tmp;
     }
     Ok(())
 }
