@@ -78,6 +78,14 @@ impl Context {
         self.pool.set_nthreads(n.max(1) as usize);
     }
 
+    /// Trade worker scratch with `other` (see [`Pool::trade_scratch`]),
+    /// each at the thread count of its parameters; whether they did.
+    pub(crate) fn trade_scratch(&mut self, other: &mut Context) -> bool {
+        self.sync_threads();
+        other.sync_threads();
+        self.pool.trade_scratch(&mut other.pool)
+    }
+
     /// Compress `src` into `dest`. Returns the chunk size, or 0 when it
     /// does not fit.
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {

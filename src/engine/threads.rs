@@ -155,6 +155,19 @@ impl Pool {
         }
     }
 
+    /// Trade worker scratch with `other` when both have the same number
+    /// of workers; whether they did. Two contexts never used at once (a
+    /// super-chunk's compression and decompression contexts) can so keep
+    /// one set of block buffers between them, as 3.3.5's shared thread
+    /// pool keeps one per thread for every context, instead of a set each.
+    pub fn trade_scratch(&mut self, other: &mut Pool) -> bool {
+        if self.nthreads != other.nthreads {
+            return false;
+        }
+        std::mem::swap(&mut self.scratch, &mut other.scratch);
+        true
+    }
+
     /// Spare staging buffers, kept across calls.
     pub fn spare_buffers(&mut self) -> &mut Vec<Vec<u8>> {
         &mut self.spare

@@ -87,6 +87,9 @@ pub struct SChunk {
     /// last asked; `usize::MAX` when none. The C layer re-points only
     /// those `schunk->data` entries instead of all of them on every call.
     chunks_moved_from: usize,
+    /// Whether `dctx` holds the worker scratch the two contexts share
+    /// (see [`SChunk::use_dctx`]).
+    scratch_in_dctx: bool,
     metas: Vec<Meta>,
     vlmetas: Vec<Meta>,
     backend: Backend,
@@ -146,6 +149,7 @@ impl SChunk {
             sticky_blocksize: cparams.blocksize,
             compress_scratch: Vec::new(),
             chunks_moved_from: 0,
+            scratch_in_dctx: false,
             cctx: Context::compressor(cparams.clone()),
             dctx: Context::decompressor(dparams.clone()),
             cparams,

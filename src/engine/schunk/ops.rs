@@ -397,7 +397,7 @@ impl SChunk {
         // the previous chunk and uses it as the requested one.
         self.cctx.cparams = self.cparams.clone();
         self.cctx.cparams.blocksize = self.sticky_blocksize;
-        self.cctx.nchunk = nchunk;
+        self.use_cctx(nchunk);
         let need = src.len() + MAX_OVERHEAD;
         if self.compress_scratch.len() < need {
             self.compress_scratch = vec![0u8; need];
@@ -463,6 +463,7 @@ impl SChunk {
     fn decode_chunk(&mut self, n: i64, dest: &mut [u8], maskout: Option<Vec<bool>>) -> Result<usize> {
         self.check_index(n, false)?;
         self.current_nchunk = n;
+        self.use_dctx(n);
         let c = stored_chunk(&mut self.backend, n)?;
         let (nbytes, cbytes, blocksize) = chunk::cbuffer_sizes(&c)?;
         if nbytes as usize > dest.len() {
@@ -481,7 +482,6 @@ impl SChunk {
                 self.dctx.set_maskout(mask);
             }
         }
-        self.dctx.nchunk = n;
         // A mask is consumed by this decompression only.
         let got = self.dctx.decompress(&c, dest);
         self.dctx.clear_maskout();
@@ -506,6 +506,7 @@ impl SChunk {
     pub fn get_vlblock(&mut self, n: i64, nblock: i32) -> Result<Vec<u8>> {
         self.check_index(n, false)?;
         let c = self.get_chunk(n)?.into_owned();
+        self.use_dctx(n);
         self.dctx.vldecompress_block(&c, nblock, |len| Ok(vec![0u8; len]))
     }
 

@@ -114,7 +114,7 @@ impl SChunk {
         }
         self.check_index(p.nchunk, false)?;
         self.current_nchunk = p.nchunk;
-        self.dctx.nchunk = p.nchunk;
+        self.use_dctx(p.nchunk);
         // Borrowed in memory (no copy of the chunk); from disk only the
         // blocks holding the range are read. getitem decodes only those
         // blocks, and copies straight out of memcpyed and special chunks.
