@@ -119,8 +119,8 @@ impl SChunk {
     {
         self.check_index(n, false)?;
         self.current_nchunk = n;
+        self.use_dctx(n);
         let c = super::ops::stored_chunk(&mut self.backend, n)?;
-        self.dctx.nchunk = n;
         self.dctx.decode_blocks_each(&c, blocks, blocksize, sink)
     }
 
