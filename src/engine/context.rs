@@ -131,29 +131,6 @@ impl Context {
         chunk::decompress(src, dest, &mut self.pool, &opts)
     }
 
-    /// Only the blocks `blocks` of a chunk, packed into `dest`
-    /// ([`chunk::decompress_blocks`]); `Ok(false)` when the chunk's blocks
-    /// are not `blocksize` bytes each.
-    pub fn decompress_blocks(
-        &mut self,
-        src: &[u8],
-        blocks: &[usize],
-        blocksize: usize,
-        dest: &mut [u8],
-    ) -> Result<bool> {
-        if self.mode != Mode::Decompress {
-            return Err(Error::InvalidParam("context is not for decompression"));
-        }
-        self.sync_threads();
-        let opts = DecodeOptions {
-            postfilter: self.dparams.postfilter.as_ref(),
-            maskout: None,
-            nchunk: self.nchunk,
-            plugins: Some(&self.dparams.plugins),
-        };
-        chunk::decompress_blocks(src, blocks, blocksize, dest, &mut self.pool, &opts)
-    }
-
     /// The blocks `blocks` of a chunk, each handed to `sink` as soon as a
     /// worker has decoded it ([`chunk::decode_blocks_each`]); `Ok(false)`
     /// when the chunk's blocks are not `blocksize` bytes each.

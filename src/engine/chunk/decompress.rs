@@ -677,56 +677,6 @@ pub fn decompress(src: &[u8], dest: &mut [u8], pool: &mut Pool, opts: &DecodeOpt
     decompress_chunk(&chunk, dest, pool, opts)
 }
 
-/// Decode only the blocks `blocks` of the chunk at the start of `src`,
-/// block `blocks[k]` into `dest[k * blocksize..]` (each slot `blocksize`
-/// bytes, the last block of the chunk possibly shorter), with the pool's
-/// threads. A b2nd slice uses it to touch no more memory than the blocks
-/// it needs.
-///
-/// Returns `Ok(false)`, writing nothing, when the chunk's blocks are not
-/// `blocksize` bytes each (a chunk written with other parameters, or with
-/// variable-length blocks): decode it whole instead.
-pub fn decompress_blocks(
-    src: &[u8],
-    blocks: &[usize],
-    blocksize: usize,
-    dest: &mut [u8],
-    pool: &mut Pool,
-    opts: &DecodeOptions<'_>,
-) -> Result<bool> {
-    let chunk = Chunk::open(src)?;
-    if chunk.hdr.vl_blocks() || chunk.blocksize != blocksize || chunk.hdr.nbytes == 0 {
-        return Ok(false);
-    }
-    let need = blocks.len().checked_mul(blocksize).ok_or(Error::WriteBuffer)?;
-    if need > dest.len() {
-        return Err(Error::WriteBuffer);
-    }
-    if blocks.iter().any(|&j| j >= chunk.nblocks) {
-        return Err(Error::InvalidParam("block out of range"));
-    }
-    // DELTA blocks need the decoded block 0: decode it once, apart.
-    let block0 = if chunk.needs_block0() {
-        let mut b0 = vec![0u8; chunk.block_len(0)];
-        decode_block(&chunk, 0, &mut b0, None, opts, pool.serial_scratch())?;
-        Some(b0)
-    } else {
-        None
-    };
-    let slots = blocks.iter().copied().zip(dest[..need].chunks_mut(blocksize));
-    pool.run(blocks.len(), slots, |(j, slot), ws| {
-        let out = &mut slot[..chunk.block_len(j)];
-        match (&block0, j) {
-            (Some(b0), 0) => {
-                out.copy_from_slice(b0);
-                Ok(())
-            }
-            (b0, _) => decode_block(&chunk, j, out, b0.as_deref(), opts, ws),
-        }
-    })?;
-    Ok(true)
-}
-
 /// Decode the blocks `blocks` of the chunk at the start of `src` one at a
 /// time, each into a block-sized staging buffer of the worker decoding it,
 /// and hand it to `sink(k, block)` (`k`: its index in `blocks`) while it
@@ -735,7 +685,8 @@ pub fn decompress_blocks(
 /// decoded blocks (a b2nd slice copies its parts out of each one).
 ///
 /// Returns `Ok(false)`, calling `sink` for no block, when the chunk's
-/// blocks are not `blocksize` bytes each, as [`decompress_blocks`] does.
+/// blocks are not `blocksize` bytes each (a chunk written with other
+/// parameters, or with variable-length blocks): decode it whole instead.
 pub fn decode_blocks_each<S>(
     src: &[u8],
     blocks: &[usize],

@@ -98,17 +98,6 @@ impl SChunk {
         }
     }
 
-    /// Decode only the blocks `blocks` of chunk `n`, block `blocks[k]`
-    /// into `dest[k * blocksize..]`, with the context's threads. `Ok(false)`
-    /// (nothing written) when the chunk's blocks are not `blocksize` bytes.
-    pub fn decompress_blocks(&mut self, n: i64, blocks: &[usize], blocksize: usize, dest: &mut [u8]) -> Result<bool> {
-        self.check_index(n, false)?;
-        self.current_nchunk = n;
-        self.use_dctx(n);
-        let c = super::ops::stored_chunk(&mut self.backend, n)?;
-        self.dctx.decompress_blocks(&c, blocks, blocksize, dest)
-    }
-
     /// Decode the blocks `blocks` of chunk `n` with the context's threads,
     /// handing each to `sink(k, block)` (`k`: its index in `blocks`) from
     /// the worker that decoded it. `Ok(false)` (no block handed over) when
