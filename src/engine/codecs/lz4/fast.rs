@@ -177,17 +177,7 @@ fn takes_small_table(buf: &[u8], start: usize) -> bool {
 /// `out` is too small.
 pub(crate) fn compress(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
     if takes_small_table(buf, start) {
-        let mut slots = [0; 1 << SMALL_LOG];
-        run(
-            &mut SmallTable::<false> {
-                slots: &mut slots,
-                base: 0,
-            },
-            buf,
-            start,
-            acceleration,
-            out,
-        )
+        run_small::<false>(&mut [0; 1 << SMALL_LOG], 0, buf, start, acceleration, out)
     } else {
         let mut slots = [0; 1 << LARGE_LOG];
         run(&mut LargeTable(&mut slots), buf, start, acceleration, out)
@@ -210,34 +200,30 @@ pub(crate) fn compress_reusing(
         let t = tables.small.get_or_insert_with(Slots::new);
         if tagged {
             let base = t.begin_tagged(span, 1 << 16);
-            run(
-                &mut SmallTable::<true> {
-                    slots: &mut t.slots,
-                    base,
-                },
-                buf,
-                start,
-                acceleration,
-                out,
-            )
+            run_small::<true>(&mut t.slots, base, buf, start, acceleration, out)
         } else {
             t.begin_untagged(span);
-            run(
-                &mut SmallTable::<false> {
-                    slots: &mut t.slots,
-                    base: 0,
-                },
-                buf,
-                start,
-                acceleration,
-                out,
-            )
+            run_small::<false>(&mut t.slots, 0, buf, start, acceleration, out)
         }
     } else {
         let t = tables.large.get_or_insert_with(|| Box::new([0; 1 << LARGE_LOG]));
         t.fill(0);
         run(&mut LargeTable(t), buf, start, acceleration, out)
     }
+}
+
+/// [`run`] over the 16-bit `slots`, positions stored plus `base` when
+/// `TAGGED` (see [`FastTables`]).
+#[inline(always)]
+fn run_small<const TAGGED: bool>(
+    slots: &mut [u16; 1 << SMALL_LOG],
+    base: usize,
+    buf: &[u8],
+    start: usize,
+    acceleration: u32,
+    out: &mut [u8],
+) -> usize {
+    run(&mut SmallTable::<TAGGED> { slots, base }, buf, start, acceleration, out)
 }
 
 #[inline(always)]
