@@ -24,6 +24,12 @@ pub struct FilterSpec {
     pub chunk_version: u8,
 }
 
+/// Whether filter `f` has a step to undo on decompression (NOFILTER and
+/// TRUNC_PREC have none).
+fn undone_on_decompression(f: u8) -> bool {
+    f != filter::NOFILTER && f != filter::TRUNC_PREC
+}
+
 impl FilterSpec {
     /// True when some filter changes data on compression.
     pub fn any_forward(&self) -> bool {
@@ -33,19 +39,13 @@ impl FilterSpec {
     /// True when some filter must be undone on decompression (TRUNC_PREC
     /// has nothing to undo).
     pub fn any_backward(&self) -> bool {
-        self.filters
-            .iter()
-            .any(|&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
+        self.filters.iter().any(|&f| undone_on_decompression(f))
     }
 
     /// True when undoing the pipeline needs a second scratch buffer
     /// besides its input: more than one filter to undo ([`backward`]).
     pub fn backward_needs_tmp(&self) -> bool {
-        self.filters
-            .iter()
-            .filter(|&&f| f != filter::NOFILTER && f != filter::TRUNC_PREC)
-            .count()
-            > 1
+        self.filters.iter().filter(|&&f| undone_on_decompression(f)).count() > 1
     }
 
     /// True when the pipeline holds DELTA.
@@ -172,7 +172,7 @@ pub fn backward(
     let mut nactive = 0;
     for s in (0..MAX_FILTERS).rev() {
         let f = spec.filters[s];
-        if f != filter::NOFILTER && f != filter::TRUNC_PREC {
+        if undone_on_decompression(f) {
             slots[nactive] = (f, spec.meta[s]);
             nactive += 1;
         }
