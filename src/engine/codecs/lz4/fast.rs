@@ -2,12 +2,69 @@
 //! classic LZ4 scheme, including its `acceleration` knob (the probing step
 //! starts at `acceleration` bytes and grows by one every 64 misses, so larger
 //! values skip incompressible regions sooner at the cost of missed matches).
+//!
+//! The probe loop's loads (the 8 bytes at the next probe position, the 4 at
+//! a candidate) go through [`Loads`]: unchecked in the product, where the
+//! loop's own position test and the tables' contents prove them in bounds
+//! (see the `SAFETY` comments in [`body`]), checked in the twin the tests
+//! compare byte for byte. Their bounds checks were 5 of the loop's 22
+//! instructions per probe (C's loop has 20).
+
+#![allow(unsafe_code)]
 
 use super::block::{
-    count_backward, count_forward_guessed, read_u32, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT,
-    MIN_INPUT, MIN_MATCH,
+    count_backward, count_forward_guessed, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_INPUT,
+    MIN_MATCH,
 };
 use crate::engine::codecs::match_end::EndGuess;
+
+/// The probe loop's loads. Every method's contract is that the loaded
+/// range lies inside `buf`: [`Unchecked`] relies on it, [`Checked`]
+/// verifies it (and panics).
+trait Loads {
+    /// The little-endian `u32` at `buf[at..at + 4]`.
+    ///
+    /// # Safety
+    /// `at + 4 <= buf.len()`.
+    unsafe fn u32_at(buf: &[u8], at: usize) -> u32;
+    /// The little-endian `u64` at `buf[at..at + 8]`.
+    ///
+    /// # Safety
+    /// `at + 8 <= buf.len()`.
+    unsafe fn u64_at(buf: &[u8], at: usize) -> u64;
+}
+
+/// Raw unaligned loads: the product.
+struct Unchecked;
+
+impl Loads for Unchecked {
+    #[inline(always)]
+    unsafe fn u32_at(buf: &[u8], at: usize) -> u32 {
+        debug_assert!(at + 4 <= buf.len());
+        // SAFETY: the caller guarantees `at + 4 <= buf.len()`.
+        u32::from_le_bytes(unsafe { buf.as_ptr().add(at).cast::<[u8; 4]>().read_unaligned() })
+    }
+    #[inline(always)]
+    unsafe fn u64_at(buf: &[u8], at: usize) -> u64 {
+        debug_assert!(at + 8 <= buf.len());
+        // SAFETY: the caller guarantees `at + 8 <= buf.len()`.
+        u64::from_le_bytes(unsafe { buf.as_ptr().add(at).cast::<[u8; 8]>().read_unaligned() })
+    }
+}
+
+/// Slice indexing: the safe twin the tests compare [`Unchecked`] with.
+#[cfg(test)]
+struct Checked;
+
+#[cfg(test)]
+impl Loads for Checked {
+    unsafe fn u32_at(buf: &[u8], at: usize) -> u32 {
+        super::block::read_u32(buf, at)
+    }
+    unsafe fn u64_at(buf: &[u8], at: usize) -> u64 {
+        read_u64(buf, at)
+    }
+}
 
 /// Misses before the probing step grows by one (as LZ4's `LZ4_skipTrigger`).
 const SKIP_TRIGGER: u32 = 6;
@@ -176,17 +233,52 @@ fn takes_small_table(buf: &[u8], start: usize) -> bool {
 /// is a prefix (dictionary) that matches may reference. Returns 0 when
 /// `out` is too small.
 pub(crate) fn compress(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
+    compress_with::<Unchecked>(buf, start, acceleration, out)
+}
+
+/// [`compress`] with bounds-checked loads (the twin the tests compare).
+#[cfg(test)]
+pub(super) fn compress_checked(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
+    compress_with::<Checked>(buf, start, acceleration, out)
+}
+
+#[inline(always)]
+fn compress_with<A: Loads>(buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
     if takes_small_table(buf, start) {
-        run_small::<false>(&mut [0; 1 << SMALL_LOG], 0, buf, start, acceleration, out)
+        run_small::<false, A>(&mut [0; 1 << SMALL_LOG], 0, buf, start, acceleration, out)
     } else {
         let mut slots = [0; 1 << LARGE_LOG];
-        run(&mut LargeTable(&mut slots), buf, start, acceleration, out)
+        run::<_, A>(&mut LargeTable(&mut slots), buf, start, acceleration, out)
     }
 }
 
 /// [`compress`] with the tables kept in `tables`: the same bytes, without
 /// clearing a table for short blocks.
 pub(crate) fn compress_reusing(
+    tables: &mut FastTables,
+    buf: &[u8],
+    start: usize,
+    acceleration: u32,
+    out: &mut [u8],
+) -> usize {
+    compress_reusing_with::<Unchecked>(tables, buf, start, acceleration, out)
+}
+
+/// [`compress_reusing`] with bounds-checked loads (the twin the tests
+/// compare).
+#[cfg(test)]
+pub(super) fn compress_reusing_checked(
+    tables: &mut FastTables,
+    buf: &[u8],
+    start: usize,
+    acceleration: u32,
+    out: &mut [u8],
+) -> usize {
+    compress_reusing_with::<Checked>(tables, buf, start, acceleration, out)
+}
+
+#[inline(always)]
+fn compress_reusing_with<A: Loads>(
     tables: &mut FastTables,
     buf: &[u8],
     start: usize,
@@ -200,22 +292,22 @@ pub(crate) fn compress_reusing(
         let t = tables.small.get_or_insert_with(Slots::new);
         if tagged {
             let base = t.begin_tagged(span, 1 << 16);
-            run_small::<true>(&mut t.slots, base, buf, start, acceleration, out)
+            run_small::<true, A>(&mut t.slots, base, buf, start, acceleration, out)
         } else {
             t.begin_untagged(span);
-            run_small::<false>(&mut t.slots, 0, buf, start, acceleration, out)
+            run_small::<false, A>(&mut t.slots, 0, buf, start, acceleration, out)
         }
     } else {
         let t = tables.large.get_or_insert_with(|| Box::new([0; 1 << LARGE_LOG]));
         t.fill(0);
-        run(&mut LargeTable(t), buf, start, acceleration, out)
+        run::<_, A>(&mut LargeTable(t), buf, start, acceleration, out)
     }
 }
 
 /// [`run`] over the 16-bit `slots`, positions stored plus `base` when
 /// `TAGGED` (see [`FastTables`]).
 #[inline(always)]
-fn run_small<const TAGGED: bool>(
+fn run_small<const TAGGED: bool, A: Loads>(
     slots: &mut [u16; 1 << SMALL_LOG],
     base: usize,
     buf: &[u8],
@@ -223,20 +315,26 @@ fn run_small<const TAGGED: bool>(
     acceleration: u32,
     out: &mut [u8],
 ) -> usize {
-    run(&mut SmallTable::<TAGGED> { slots, base }, buf, start, acceleration, out)
+    run::<_, A>(&mut SmallTable::<TAGGED> { slots, base }, buf, start, acceleration, out)
 }
 
 #[inline(always)]
-fn run<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
+fn run<T: Table, A: Loads>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, out: &mut [u8]) -> usize {
     let mut w = Writer::new(out);
-    match body(t, buf, start, acceleration, &mut w) {
+    match body::<T, A>(t, buf, start, acceleration, &mut w) {
         Some(()) => w.len(),
         None => 0,
     }
 }
 
 #[inline(always)]
-fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mut Writer<'_>) -> Option<()> {
+///
+/// Every position the tables hold is below the position being probed
+/// (`cand < ip` below): a table starts the block empty (zeroed, or tagged
+/// so that earlier blocks' slots read as 0, and `ip >= 1`), the prefix
+/// seeds positions below `start`, and the loop stores each position before
+/// moving past it (a match ends past every position stored).
+fn body<T: Table, A: Loads>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mut Writer<'_>) -> Option<()> {
     let end = buf.len();
     if end - start < MIN_INPUT {
         return w.last_literals(&buf[start..]);
@@ -252,10 +350,8 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
     // start in the last MF_LIMIT bytes), and matches stop before the last
     // literals.
     let probe_limit = end - MF_LIMIT + 1;
-    // The probes' 8-byte loads end within this view (so they need no
-    // bounds check of their own once `fwd_ip <= probe_limit`).
-    const _: () = assert!(MF_LIMIT >= 9, "the view must end inside buf");
-    let probes = &buf[..probe_limit + 8];
+    // A probe position `p <= probe_limit` has its 8 bytes inside `buf`.
+    const _: () = assert!(MF_LIMIT >= 9, "8 bytes at probe_limit must end inside buf");
     let match_limit = end - LAST_LITERALS;
 
     let mut anchor = start;
@@ -281,14 +377,19 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
             fwd_ip += step;
             step = (attempts >> SKIP_TRIGGER) as usize;
             attempts += 1;
-            // Past `probe_limit`, the 8 bytes at `fwd_ip` leave `probes`.
-            let Some(next) = probes.get(fwd_ip..).and_then(|rest| rest.first_chunk::<8>()) else {
+            if fwd_ip > probe_limit {
                 break 'search;
-            };
+            }
             cand = t.get(h);
-            fwd_bytes = u64::from_le_bytes(*next);
+            // SAFETY: fwd_ip <= probe_limit (just tested), whose 8 bytes
+            // lie inside `buf`.
+            fwd_bytes = unsafe { A::u64_at(buf, fwd_ip) };
             t.put(h, ip);
-            if T::in_reach(cand, ip) && read_u32(buf, cand) == bytes as u32 {
+            debug_assert!(cand < ip);
+            // SAFETY: cand < ip (the tables hold only positions behind the
+            // probe, see above) and ip, an earlier `fwd_ip`, has 8 bytes
+            // inside `buf`.
+            if T::in_reach(cand, ip) && unsafe { A::u32_at(buf, cand) } == bytes as u32 {
                 break;
             }
         }
@@ -308,12 +409,18 @@ fn body<T: Table>(t: &mut T, buf: &[u8], start: usize, acceleration: u32, w: &mu
             // Cheap refill: remember a position inside the match, then try
             // the position right after it before going back to probing.
             t.put(T::hash(buf, ip - 2), ip - 2);
-            let bytes = read_u64(buf, ip);
+            // SAFETY: ip < probe_limit (tested above), so the 8 bytes at
+            // ip and at ip + 1 lie inside `buf`.
+            let bytes = unsafe { A::u64_at(buf, ip) };
             let h = T::hash_of(bytes);
             cand = t.get(h);
             t.put(h, ip);
-            if !(T::in_reach(cand, ip) && read_u32(buf, cand) == bytes as u32) {
-                fwd_bytes = read_u64(probes, ip + 1);
+            debug_assert!(cand < ip);
+            // SAFETY: cand < ip (as in the probe loop), whose bytes lie
+            // inside `buf`.
+            if !(T::in_reach(cand, ip) && unsafe { A::u32_at(buf, cand) } == bytes as u32) {
+                // SAFETY: ip + 1 <= probe_limit.
+                fwd_bytes = unsafe { A::u64_at(buf, ip + 1) };
                 break;
             }
         }

@@ -852,3 +852,46 @@ fn reused_tables_give_the_bytes_of_fresh_ones() {
         }
     }
 }
+
+/// The fast compressor with unchecked probe loads writes the bytes of its
+/// bounds-checked twin (which would panic where the unchecked one strayed
+/// out of `buf`): every corpus at sizes around the table and end-of-block
+/// limits, all accelerations, dictionaries, output buffers too small, and
+/// tables reused across blocks (tagged, cleared and 32-bit).
+#[test]
+fn unchecked_compressor_matches_its_checked_twin() {
+    use super::block::with_prefix;
+    use super::fast;
+    let dict = salad(70_000, 11);
+    let mut tables = FastTables::default();
+    let mut twin_tables = FastTables::default();
+    let mut rng = Rng(0x10AD_5AFE);
+    let sizes = [
+        13usize, 14, 100, 511, 4095, 4096, 4097, 20_000, 65_536, 65_547, 65_548, 100_000,
+    ];
+    for (round, &n) in sizes.iter().cycle().take(3 * sizes.len()).enumerate() {
+        for (name, data, _) in corpus(n) {
+            let accel = 1 + rng.below(12) as u32;
+            let d = match round % 3 {
+                0 => None,
+                1 => Some(&dict[..1 + rng.below(dict.len())]),
+                _ => Some(&dict[..]),
+            };
+            let (buf, start) = with_prefix(&data, d);
+            let cap = if rng.below(4) == 0 { n / 2 } else { bound(n) };
+            let (mut a, mut b) = (vec![0; cap], vec![0; cap]);
+            let la = fast::compress(&buf, start, accel, &mut a);
+            let lb = fast::compress_checked(&buf, start, accel, &mut b);
+            assert_eq!(la, lb, "{name} {n} bytes, acceleration {accel}");
+            assert!(a[..la] == b[..lb], "{name} {n} bytes, acceleration {accel}");
+            let (mut a, mut b) = (vec![0; cap], vec![0; cap]);
+            let la = fast::compress_reusing(&mut tables, &buf, start, accel, &mut a);
+            let lb = fast::compress_reusing_checked(&mut twin_tables, &buf, start, accel, &mut b);
+            assert_eq!(la, lb, "{name} {n} bytes, acceleration {accel} (reused tables)");
+            assert!(
+                a[..la] == b[..lb],
+                "{name} {n} bytes, acceleration {accel} (reused tables)"
+            );
+        }
+    }
+}
