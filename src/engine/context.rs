@@ -96,6 +96,20 @@ impl Context {
         chunk::compress(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
+    /// Run `fill(k, piece)` on every `piece`-byte piece of `dest` with
+    /// the context's threads: work that prepares a buffer for this context
+    /// (a b2nd chunk gathered block by block before it is compressed).
+    pub fn fill_pieces<F>(&mut self, dest: &mut [u8], piece: usize, fill: F) -> Result<()>
+    where
+        F: Fn(usize, &mut [u8]) -> Result<()> + Sync,
+    {
+        let piece = piece.max(1);
+        self.sync_threads();
+        let n = dest.len().div_ceil(piece);
+        self.pool
+            .run(n, dest.chunks_mut(piece).enumerate(), |(k, d), _| fill(k, d))
+    }
+
     /// Compress several blocks into one VL-block chunk.
     pub fn vlcompress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
         if self.mode != Mode::Compress {

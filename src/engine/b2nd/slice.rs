@@ -368,9 +368,21 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 read = a.read_chunk(p.nchunk)?;
                 &mut read
             };
+            // The parts of the region, by block; the blocks are gathered
+            // on the compression context's threads (each block is its own
+            // piece of the chunk).
+            let mut part = vec![None; a.geom.nblocks() as usize];
             a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
-                let off = nb as usize * block_len;
-                let dst = &mut data[off..off + block_len];
+                let slot = part
+                    .get_mut(nb as usize)
+                    .ok_or(Error::Data("block outside the chunk"))?;
+                *slot = Some((*bstart, *s0, *s1));
+                Ok(())
+            })?;
+            a.sc.borrow_mut().prepare_in_pieces(data, block_len, |nb, dst| {
+                let Some((bstart, s0, s1)) = part.get(nb).copied().flatten() else {
+                    return Ok(());
+                };
                 let mut src_start = [0i64; MAX_DIM];
                 let mut src_stop = [0i64; MAX_DIM];
                 let mut dst_start = [0i64; MAX_DIM];

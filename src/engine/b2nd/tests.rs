@@ -385,6 +385,54 @@ fn slices_write_every_byte_with_1_and_2_threads() {
     }
 }
 
+/// `set_slice_buffer` (and so `from_buffer`) gathers each chunk's blocks
+/// on the compression context's threads: with 1 and 2 threads the array
+/// reads back the model and stores the very same chunks, for partial
+/// chunks at the array's edges (padding), blocks that do not tile their
+/// chunk, regions covering chunks whole or in part.
+#[test]
+fn set_slice_stores_the_same_chunks_with_1_and_2_threads() {
+    let mut r = Rng(0x5851_f42d_4c95_7f2d);
+    for nd in 1..=4 {
+        let (shape, chunks, blocks) = random_layout(&mut r, nd);
+        let seed = r.next();
+        let edits: Vec<_> = (0..5)
+            .map(|_| {
+                let (start, stop) = random_region(&mut r, &shape);
+                let sub: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+                (start, stop, sub, r.next())
+            })
+            .collect();
+        let mut stored: Vec<Vec<Vec<u8>>> = Vec::new();
+        for threads in [1i16, 2] {
+            let mut st = storage(8, false, None);
+            st.cparams.filters = [0, 0, 0, 0, 0, 1];
+            st.cparams.nthreads = threads;
+            st.dparams.nthreads = threads;
+            let p = params(st, &shape, &chunks, &blocks);
+            let mut m = Model::new(&shape, 8, seed);
+            let mut a = Array::from_buffer(&p, &m.data).unwrap();
+            check(&mut a, &m, "from_buffer");
+            for (start, stop, sub, seed) in &edits {
+                let data = Model::new(sub, 8, *seed).data;
+                a.set_slice_buffer(start, stop, &data, sub).unwrap();
+                m.set(start, stop, &data);
+                check(
+                    &mut a,
+                    &m,
+                    &format!("{threads} threads, set {start:?}..{stop:?} of {shape:?}"),
+                );
+            }
+            let sc = a.schunk_mut();
+            stored.push((0..sc.nchunks()).map(|n| sc.get_chunk(n).unwrap().to_vec()).collect());
+        }
+        assert_eq!(
+            stored[0], stored[1],
+            "chunks differ between 1 and 2 threads ({shape:?})"
+        );
+    }
+}
+
 #[test]
 fn a_chunk_with_other_blocks_is_read_whole() {
     // A chunk recompressed by another writer with its own block size: a

@@ -113,6 +113,17 @@ impl SChunk {
         self.dctx.decode_blocks_each(&c, blocks, blocksize, sink)
     }
 
+    /// Run `fill(k, piece)` on every `piece`-byte piece of `dest` with
+    /// the compression context's threads, as the compression of `dest`
+    /// would use them (a b2nd chunk is gathered block by block so).
+    pub fn prepare_in_pieces<F>(&mut self, dest: &mut [u8], piece: usize, fill: F) -> Result<()>
+    where
+        F: Fn(usize, &mut [u8]) -> Result<()> + Sync,
+    {
+        self.cctx.set_nthreads(self.cparams.nthreads);
+        self.cctx.fill_pieces(dest, piece, fill)
+    }
+
     /// Decode the byte ranges `ranges` (`(start, len)`, each within the
     /// chunk, aligned to items) of chunk `n` into `dest`, one after the
     /// other. From disk, only the blocks holding each range are read.
