@@ -8,8 +8,6 @@
 //! bytes that are added to it until one is not 255. The last sequence has
 //! literals only.
 
-use crate::engine::codecs::match_end::{first_difference, EndGuess};
-
 /// Shortest match the format can express.
 pub(crate) const MIN_MATCH: usize = 4;
 /// The last 5 bytes of a block are always literals: C's decoder relies on it.
@@ -53,34 +51,13 @@ pub(crate) fn read_u64(buf: &[u8], i: usize) -> u64 {
 /// stopping before `cur` reaches `limit` (at most `buf.len()`).
 #[inline(always)]
 pub(crate) fn count_forward(buf: &[u8], cand: usize, cur: usize, limit: usize) -> usize {
-    count_forward_with(buf, cand, cur, limit, |diff| (diff.trailing_zeros() / 8) as usize)
-}
-
-/// [`count_forward`] for a match finder that resumes right after the match:
-/// the end of a short match is guessed when matches have been ending alike
-/// (see [`first_difference`]).
-#[inline(always)]
-pub(crate) fn count_forward_guessed(buf: &[u8], cand: usize, cur: usize, limit: usize, guess: &mut EndGuess) -> usize {
-    count_forward_with(buf, cand, cur, limit, |diff| first_difference(diff, guess))
-}
-
-/// [`count_forward`] with `first_difference` locating the first differing
-/// byte in the XOR of the first 8 bytes (non-zero).
-#[inline(always)]
-fn count_forward_with(
-    buf: &[u8],
-    cand: usize,
-    cur: usize,
-    limit: usize,
-    first_difference: impl FnOnce(u64) -> usize,
-) -> usize {
     // Most matches of unfiltered data end within 8 bytes: test those first,
     // with no setup. Long matches go on in `count_forward_long`, whose loop
     // has no per-load bounds checks.
     if cur + 8 <= limit {
         let diff = read_u64(buf, cur) ^ read_u64(buf, cand);
         if diff != 0 {
-            return first_difference(diff);
+            return (diff.trailing_zeros() / 8) as usize;
         }
         return 8 + count_forward_long(buf, cand + 8, cur + 8, limit);
     }
@@ -268,6 +245,22 @@ impl<'a> Writer<'a> {
         };
         self.out[token_pos] = (lit_nib << 4) | ml_nib;
         Some(())
+    }
+
+    /// [`Writer::sequence`] without literals (`anchor` is where they
+    /// would start): a token and an offset for a short match.
+    #[inline(always)]
+    pub(crate) fn match_only(&mut self, buf: &[u8], anchor: usize, offset: usize, match_len: usize) -> Option<()> {
+        let ml = match_len - MIN_MATCH;
+        if ml < 15 {
+            if let Some(w) = self.out.get_mut(self.pos..self.pos + 3) {
+                w[0] = ml as u8;
+                w[1..3].copy_from_slice(&(offset as u16).to_le_bytes());
+                self.pos += 3;
+                return Some(());
+            }
+        }
+        self.sequence(buf, anchor, 0, offset, match_len)
     }
 
     /// Emits the final literal-only sequence `lits`. `None` when it does not fit.

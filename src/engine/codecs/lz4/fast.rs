@@ -8,15 +8,17 @@
 //! loop's own position test and the tables' contents prove them in bounds
 //! (see the `SAFETY` comments in [`body`]), checked in the twin the tests
 //! compare byte for byte. Their bounds checks were 5 of the loop's 22
-//! instructions per probe (C's loop has 20).
+//! instructions per probe (C's loop has 20). The match path's loads (the
+//! first 8 bytes past a match's minimum, the refill's) go the same way,
+//! and a match found right at the end of the previous one is written
+//! without a literals step, as C's `_next_match` does.
 
 #![allow(unsafe_code)]
 
 use super::block::{
-    count_backward, count_forward_guessed, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_INPUT,
-    MIN_MATCH,
+    count_backward, count_forward, read_u64, Writer, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_INPUT, MIN_MATCH,
 };
-use crate::engine::codecs::match_end::EndGuess;
+use crate::engine::codecs::match_end::{first_difference, EndGuess};
 
 /// The probe loop's loads. Every method's contract is that the loaded
 /// range lies inside `buf`: [`Unchecked`] relies on it, [`Checked`]
@@ -398,9 +400,9 @@ fn body<T: Table, A: Loads>(t: &mut T, buf: &[u8], start: usize, acceleration: u
         ip -= back;
         cand -= back;
 
+        let mut ml = match_length::<A>(buf, cand, ip, match_limit, &mut guess);
+        w.sequence(buf, anchor, ip - anchor, ip - cand, ml)?;
         loop {
-            let ml = MIN_MATCH + count_forward_guessed(buf, cand + MIN_MATCH, ip + MIN_MATCH, match_limit, &mut guess);
-            w.sequence(buf, anchor, ip - anchor, ip - cand, ml)?;
             ip += ml;
             anchor = ip;
             if ip >= probe_limit {
@@ -408,9 +410,10 @@ fn body<T: Table, A: Loads>(t: &mut T, buf: &[u8], start: usize, acceleration: u
             }
             // Cheap refill: remember a position inside the match, then try
             // the position right after it before going back to probing.
-            t.put(T::hash(buf, ip - 2), ip - 2);
             // SAFETY: ip < probe_limit (tested above), so the 8 bytes at
-            // ip and at ip + 1 lie inside `buf`.
+            // ip - 2, ip and ip + 1 lie inside `buf`.
+            t.put(T::hash_of(unsafe { A::u64_at(buf, ip - 2) }), ip - 2);
+            // SAFETY: as above.
             let bytes = unsafe { A::u64_at(buf, ip) };
             let h = T::hash_of(bytes);
             cand = t.get(h);
@@ -423,8 +426,30 @@ fn body<T: Table, A: Loads>(t: &mut T, buf: &[u8], start: usize, acceleration: u
                 fwd_bytes = unsafe { A::u64_at(buf, ip + 1) };
                 break;
             }
+            // A match right at the end of the last one: no literals.
+            ml = match_length::<A>(buf, cand, ip, match_limit, &mut guess);
+            w.match_only(buf, ip, ip - cand, ml)?;
         }
         ip += 1;
     }
     w.last_literals(&buf[anchor..])
+}
+
+/// Length of the match between `ip` and `cand` (`cand < ip`, their first
+/// [`MIN_MATCH`] bytes equal) that ends before `match_limit`
+/// (`<= buf.len()`): the next 8 bytes in one comparison, the end of a
+/// short match perhaps guessed (see [`first_difference`]).
+#[inline(always)]
+fn match_length<A: Loads>(buf: &[u8], cand: usize, ip: usize, match_limit: usize, guess: &mut EndGuess) -> usize {
+    let (cand, ip) = (cand + MIN_MATCH, ip + MIN_MATCH);
+    if ip + 8 <= match_limit {
+        debug_assert!(cand < ip);
+        // SAFETY: ip + 8 <= match_limit <= buf.len() and cand < ip.
+        let diff = unsafe { A::u64_at(buf, ip) ^ A::u64_at(buf, cand) };
+        if diff != 0 {
+            return MIN_MATCH + first_difference(diff, guess);
+        }
+        return MIN_MATCH + 8 + count_forward(buf, cand + 8, ip + 8, match_limit);
+    }
+    MIN_MATCH + count_forward(buf, cand, ip, match_limit)
 }
