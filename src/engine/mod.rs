@@ -2,8 +2,9 @@
 //!
 //! `unsafe` is denied here; only the SIMD kernels (`filters::*::{sse2,avx2}`),
 //! the unchecked LZ4 decoding loop (`codecs::lz4::decode_fast`) and the zlib
-//! FFI calls (`codecs::zlib`, `codecs::zlib_stream`) and the creation of
-//! memory mappings (`io::mmap`) opt out, each block
+//! FFI calls (`codecs::zlib`, `codecs::zlib_stream`), the creation of
+//! memory mappings (`io::mmap`) and the hand-over of a borrowed job to the
+//! helper threads (`threads::helpers`) opt out, each block
 //! with a `SAFETY` comment, and each kernel has a safe twin its tests
 //! compare against.
 

@@ -4,15 +4,16 @@
 //! Work is handed out one block at a time from a shared iterator behind a
 //! mutex, so each worker borrows disjoint `&mut` output slices safely.
 //!
-//! The calling thread is one of the workers; the others come from a
-//! process-wide rayon pool per thread count, started once and shared by
-//! every context that asks for that count. A context (a super-chunk, a
-//! b2nd array) is cheap to create: it never starts threads of its own.
-//! Scratch space stays per context, so contexts used from different
-//! threads at once share no buffers.
+//! The calling thread is one of the workers; the others are process-wide
+//! helper threads ([`helpers`]), shared by every context. A context (a
+//! super-chunk, a b2nd array) is cheap to create: it never starts threads
+//! of its own. Scratch space stays per context, so contexts used from
+//! different threads at once share no buffers.
+
+mod helpers;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::codecs::CodecScratch;
 use super::error::{Error, Result};
@@ -91,35 +92,10 @@ fn job_runner() -> Option<Arc<JobRunner>> {
     JOB_RUNNER.read().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// The shared pools: (helper threads, pool), one per count asked for.
-type SharedPools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
-
-fn shared_pools() -> &'static SharedPools {
-    static POOLS: OnceLock<SharedPools> = OnceLock::new();
-    POOLS.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-/// The process-wide pool of `helpers` threads, started on first request.
-fn shared_pool(helpers: usize) -> Result<Arc<rayon::ThreadPool>> {
-    let mut pools = shared_pools().lock().map_err(|_| Error::ThreadCreate)?;
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == helpers) {
-        return Ok(Arc::clone(p));
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(helpers)
-        .thread_name(|i| format!("blosc2-worker-{i}"))
-        .build()
-        .map_err(|_| Error::ThreadCreate)?;
-    let p = Arc::new(p);
-    pools.push((helpers, Arc::clone(&p)));
-    Ok(p)
-}
-
-/// `nthreads` workers for one context: the caller plus `nthreads - 1`
-/// threads of a shared pool.
+/// `nthreads` workers for one context: the caller plus up to
+/// `nthreads - 1` shared helper threads.
 pub struct Pool {
     nthreads: usize,
-    pool: Option<Arc<rayon::ThreadPool>>,
     scratch: Vec<WorkerScratch>,
     /// Staging buffers handed between workers (parallel compression).
     spare: Vec<Vec<u8>>,
@@ -131,7 +107,6 @@ impl Pool {
         let nthreads = nthreads.max(1);
         Pool {
             nthreads,
-            pool: None,
             scratch: (0..nthreads)
                 .map(|tid| WorkerScratch {
                     tid: tid as i32,
@@ -147,7 +122,7 @@ impl Pool {
         self.nthreads
     }
 
-    /// Change the number of workers (and the shared pool used).
+    /// Change the number of workers.
     pub fn set_nthreads(&mut self, nthreads: usize) {
         let nthreads = nthreads.max(1);
         if nthreads != self.nthreads {
@@ -195,9 +170,6 @@ impl Pool {
             return Ok(());
         }
         let runner = job_runner();
-        if runner.is_none() && self.pool.is_none() {
-            self.pool = Some(shared_pool(self.nthreads - 1)?);
-        }
         let queue = Mutex::new(items);
         let failed = AtomicBool::new(false);
         let first_error: Mutex<Option<Error>> = Mutex::new(None);
@@ -218,33 +190,30 @@ impl Pool {
                 break;
             }
         };
-        if let Some(runner) = runner {
-            // One job per worker, as 3.3.5 hands its thread contexts to
-            // the callback; each job owns one worker's scratch.
-            let slots: Vec<Mutex<&mut WorkerScratch>> = self.scratch[..workers].iter_mut().map(Mutex::new).collect();
-            runner(workers, &|i: usize| {
-                if let Some(slot) = slots.get(i) {
-                    let mut ws = slot.lock().unwrap_or_else(|p| p.into_inner());
-                    work(&mut ws);
-                }
-            });
-            // A backend that skipped jobs leaves items queued: finish them
-            // here rather than return a partial result.
-            if let Some(slot) = slots.first() {
+        // One job per worker, each owning one worker's scratch (the lock is
+        // never contended: a job number is run once).
+        let slots: Vec<Mutex<&mut WorkerScratch>> = self.scratch[..workers].iter_mut().map(Mutex::new).collect();
+        let job = |i: usize| {
+            if let Some(slot) = slots.get(i) {
                 work(&mut slot.lock().unwrap_or_else(|p| p.into_inner()));
             }
+        };
+        let mut helper_panicked = false;
+        if let Some(runner) = runner {
+            // As 3.3.5 hands its thread contexts to the callback.
+            runner(workers, &job);
+            // A backend that skipped jobs leaves items queued: finish them
+            // here rather than return a partial result.
+            job(0);
         } else {
-            let pool = self.pool.as_ref().ok_or(Error::ThreadCreate)?;
-            let (mine, helpers) = self.scratch[..workers].split_at_mut(1);
-            pool.in_place_scope(|s| {
-                for ws in helpers.iter_mut() {
-                    let work = &work;
-                    s.spawn(move |_| work(ws));
-                }
-                // The caller works too instead of sleeping until the others
-                // are done.
-                work(&mut mine[0]);
-            });
+            // The caller works through the queue as job 0; helpers that are
+            // slow to start find it empty (or the job closed) and cost
+            // nothing.
+            helper_panicked = helpers::broadcast(workers - 1, &job).is_err();
+        }
+        drop(slots);
+        if helper_panicked {
+            return Err(Error::Failure("worker panicked"));
         }
         match first_error.into_inner() {
             Ok(Some(e)) => Err(e),
@@ -295,6 +264,81 @@ mod tests {
         })
         .unwrap();
         assert_eq!(shared.load(Ordering::SeqCst), 0);
+    }
+
+    /// Many contexts running at once from several threads share the
+    /// helpers: every item of every run is done once, and errors stay with
+    /// their own run.
+    #[test]
+    fn many_contexts_at_once() {
+        std::thread::scope(|s| {
+            for t in 0..6usize {
+                s.spawn(move || {
+                    let mut pool = Pool::new(2 + t % 3);
+                    for round in 0..50usize {
+                        let mut out = vec![0u32; 64];
+                        let n = out.len();
+                        pool.run(n, out.iter_mut().enumerate(), |(i, v), _| {
+                            *v = (i + round) as u32;
+                            Ok(())
+                        })
+                        .unwrap();
+                        assert!(out.iter().enumerate().all(|(i, &v)| v == (i + round) as u32));
+                        let r = pool.run(n, 0..n, |i, _| if i == round { Err(Error::Data("x")) } else { Ok(()) });
+                        assert_eq!(r, Err(Error::Data("x")));
+                    }
+                });
+            }
+        });
+    }
+
+    /// A run whose helpers are all held by another context's long run is
+    /// finished by its caller alone, without waiting for them. (The only
+    /// test that holds helpers for long: two such tests would wait for
+    /// each other's helpers.)
+    #[test]
+    fn busy_helpers_do_not_delay_a_run() {
+        use std::sync::atomic::AtomicUsize;
+        use std::time::{Duration, Instant};
+        let release = AtomicBool::new(false);
+        let started = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            // Ends the long run after a while should the run under test wait
+            // for its helpers after all (it then fails instead of hanging).
+            s.spawn(|| {
+                let t = Instant::now();
+                while !release.load(Ordering::SeqCst) && t.elapsed() < Duration::from_secs(30) {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                release.store(true, Ordering::SeqCst);
+            });
+            s.spawn(|| {
+                let mut long = Pool::new(3);
+                long.run(3, 0..3, |_, _| {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    while !release.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            });
+            let t = Instant::now();
+            while started.load(Ordering::SeqCst) < 3 && t.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let mut pool = Pool::new(3);
+            let mut out = vec![0u8; 1000];
+            pool.run(10, out.chunks_mut(100).enumerate(), |(i, c), _| {
+                c.fill(i as u8 + 1);
+                Ok(())
+            })
+            .unwrap();
+            assert!(!release.swap(true, Ordering::SeqCst), "the run waited for busy helpers");
+            for (i, c) in out.chunks(100).enumerate() {
+                assert!(c.iter().all(|&b| b == i as u8 + 1));
+            }
+        });
     }
 
     #[test]
