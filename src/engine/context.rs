@@ -96,6 +96,16 @@ impl Context {
         chunk::compress(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
+    /// Compress the buffer `source` describes into `dest`, gathering its
+    /// blocks as they are encoded (see [`chunk::compress::compress_blocks`]).
+    pub fn compress_blocks(&mut self, source: &dyn chunk::compress::BlockSource, dest: &mut [u8]) -> Result<usize> {
+        if self.mode != Mode::Compress {
+            return Err(Error::InvalidParam("context is not for compression"));
+        }
+        self.sync_threads();
+        chunk::compress::compress_blocks(&self.cparams, source, dest, &mut self.pool, self.nchunk)
+    }
+
     /// Run `fill(k, piece)` on every `piece`-byte piece of `dest` with
     /// the context's threads: work that prepares a buffer for this context
     /// (a b2nd chunk gathered block by block before it is compressed).

@@ -28,6 +28,7 @@
 
 mod array;
 pub mod copy;
+mod gather;
 pub mod geometry;
 pub mod meta;
 pub mod multi;

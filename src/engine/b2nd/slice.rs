@@ -6,6 +6,7 @@ use std::borrow::BorrowMut;
 use std::sync::Mutex;
 
 use super::copy::{copy_buffer, nitems};
+use super::gather::RegionBlocks;
 use super::{Array, MAX_DIM};
 use crate::engine::bulk;
 use crate::engine::error::{Error, Result};
@@ -155,16 +156,6 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 s1[i] = r.stop[i].min(bstop);
             }
             f(nblock, &bstart, &s0, &s1)
-        })
-    }
-
-    /// Whether chunk part `p` holds padding: bytes for items past the
-    /// array's shape or past the chunk shape (blocks that do not tile it).
-    fn has_padding(&self, p: &ChunkPart) -> bool {
-        let g = &self.geom;
-        (0..g.ndim).any(|i| {
-            let cs = i64::from(g.chunkshape[i]);
-            p.chunk_stop[i] - p.chunk_start[i] != cs || cs % i64::from(g.blockshape[i]) != 0
         })
     }
 
@@ -351,59 +342,37 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let block_len = self.geom.block_nbytes(self.typesize())?;
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
-        // One buffer for the chunks the region covers whole. Its padding
-        // must be zeros; a chunk without padding is overwritten entirely,
-        // so only the others need it cleared again.
-        let mut whole = Vec::new();
         self.parts(&r, |a, p| {
-            let mut read;
-            let data = if p.covered {
-                if whole.len() != chunk_len {
-                    whole = vec![0u8; chunk_len];
-                } else if a.has_padding(&p) {
-                    bulk::zero(&mut whole);
-                }
-                &mut whole
-            } else {
-                read = a.read_chunk(p.nchunk)?;
-                &mut read
-            };
-            // The parts of the region, by block; the blocks are gathered
-            // on the compression context's threads (each block is its own
-            // piece of the chunk).
-            let mut part = vec![None; a.geom.nblocks() as usize];
+            let mut parts = vec![None; a.geom.nblocks() as usize];
             a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
-                let slot = part
+                let slot = parts
                     .get_mut(nb as usize)
                     .ok_or(Error::Data("block outside the chunk"))?;
                 *slot = Some((*bstart, *s0, *s1));
                 Ok(())
             })?;
-            a.sc.borrow_mut().prepare_in_pieces(data, block_len, |nb, dst| {
-                let Some((bstart, s0, s1)) = part.get(nb).copied().flatten() else {
-                    return Ok(());
-                };
-                let mut src_start = [0i64; MAX_DIM];
-                let mut src_stop = [0i64; MAX_DIM];
-                let mut dst_start = [0i64; MAX_DIM];
-                for i in 0..nd {
-                    src_start[i] = s0[i] - r.start[i];
-                    src_stop[i] = s1[i] - r.start[i];
-                    dst_start[i] = s0[i] - bstart[i];
-                }
-                copy_buffer(
-                    nd,
-                    ts,
-                    buffer,
-                    bufshape,
-                    &src_start[..nd],
-                    &src_stop[..nd],
-                    dst,
-                    &blockshape,
-                    &dst_start[..nd],
-                )
-            })?;
-            a.write_chunk(p.nchunk, data)
+            let blocks = RegionBlocks {
+                nd,
+                itemsize: ts,
+                buffer,
+                bufshape,
+                blockshape: &blockshape,
+                region: r,
+                parts,
+                block_len,
+            };
+            if p.covered {
+                // A chunk rebuilt from the region alone: each block is
+                // gathered by the worker that compresses it.
+                a.sc.borrow_mut().update_blocks(p.nchunk, &blocks)?;
+                return Ok(());
+            }
+            // The region's parts go into the decoded chunk, block by block
+            // on the compression context's threads.
+            let mut data = a.read_chunk(p.nchunk)?;
+            a.sc.borrow_mut()
+                .prepare_in_pieces(&mut data, block_len, |nb, dst| blocks.copy_into(nb, dst))?;
+            a.write_chunk(p.nchunk, &data)
         })
     }
 

@@ -25,7 +25,12 @@ use super::instr;
 /// Everything fixed for one chunk before its blocks are encoded.
 pub(crate) struct Plan<'a> {
     pub cp: &'a CParams,
+    /// The buffer compressed; empty when `gather` brings the blocks.
     pub src: &'a [u8],
+    /// Where each raw block comes from when there is no `src` buffer.
+    pub gather: Option<&'a dyn BlockSource>,
+    /// Bytes of the buffer compressed.
+    pub nbytes: usize,
     pub typesize: usize,
     pub blocksize: usize,
     pub nblocks: usize,
@@ -70,6 +75,9 @@ impl Plan<'_> {
         }
         if self.cp.prefilter.is_some() {
             ws.reserve_staging(self.blocksize, self.ttmp_len());
+        }
+        if self.gather.is_some() {
+            ws.reserve_staging(self.blocksize, 0);
         }
     }
 
@@ -167,8 +175,84 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
 /// Compress `src` into `dest` with `cp`. Returns the chunk size, or 0 when
 /// the chunk does not fit in `dest` (as C-Blosc2 does).
 pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
-    let typesize = checked_typesize(cp, src.len(), dest.len())?;
-    let nbytes = src.len();
+    compress_from(cp, src, None, src.len(), dest, pool, nchunk)
+}
+
+/// A buffer to compress that exists block by block only: a b2nd chunk is
+/// gathered from the caller's array one block at a time, by the worker
+/// that encodes the block, while it is in cache, instead of being copied
+/// whole into a chunk-sized buffer first.
+pub trait BlockSource: Sync {
+    /// Bytes of the whole buffer: a multiple of [`BlockSource::block_len`].
+    fn nbytes(&self) -> usize;
+    /// Bytes of each block.
+    fn block_len(&self) -> usize;
+    /// Write block `j` (`block_len` bytes) into `out`.
+    fn fill_block(&self, j: usize, out: &mut [u8]) -> Result<()>;
+}
+
+/// [`compress`] of the buffer `source` describes. Its blocks are gathered
+/// as they are encoded when the chunk is cut in the source's blocks and
+/// nothing needs the whole buffer (no prefilter, dictionary, DELTA, plugin
+/// filter or codec, instrumentation); otherwise the buffer is gathered
+/// whole first and compressed as usual. Same bytes either way.
+pub fn compress_blocks(
+    cp: &CParams,
+    source: &dyn BlockSource,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    nchunk: i64,
+) -> Result<usize> {
+    use crate::engine::constants::filter::{BITSHUFFLE, NOFILTER, SHUFFLE};
+    let (len, bl) = (source.nbytes(), source.block_len());
+    if bl == 0 || len % bl != 0 || len > MAX_BUFFERSIZE as usize {
+        return Err(Error::InvalidParam("block source length not a multiple of its blocks"));
+    }
+    let typesize = checked_typesize(cp, len, dest.len())?;
+    let blocksize = compute_blocksize(
+        cp.compcode,
+        cp.clevel,
+        cp.typesize,
+        len as i32,
+        cp.blocksize,
+        cp.splitmode,
+        filters::FilterSpec {
+            filters: cp.filters,
+            meta: cp.filters_meta,
+            typesize,
+            chunk_version: version::BLOSC2_STABLE,
+        }
+        .has_shuffle(),
+    ) as usize;
+    let blockwise = blocksize == bl
+        && len > 0
+        && cp.prefilter.is_none()
+        && !cp.use_dict
+        && !cp.instr_codec
+        && cp.header_format == HeaderFormat::Extended
+        && cp.compcode < codec::GLOBAL_REGISTERED_START
+        && cp.filters.iter().all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE].contains(f));
+    if blockwise {
+        return compress_from(cp, &[], Some(source), len, dest, pool, nchunk);
+    }
+    let mut whole = vec![0u8; len];
+    for (j, out) in whole.chunks_mut(bl).enumerate() {
+        source.fill_block(j, out)?;
+    }
+    compress(cp, &whole, dest, pool, nchunk)
+}
+
+/// [`compress`] of `nbytes` bytes: `src`, or the blocks of `gather`.
+fn compress_from(
+    cp: &CParams,
+    src: &[u8],
+    gather: Option<&dyn BlockSource>,
+    nbytes: usize,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    nchunk: i64,
+) -> Result<usize> {
+    let typesize = checked_typesize(cp, nbytes, dest.len())?;
     let spec = FilterSpec {
         filters: cp.filters,
         meta: cp.filters_meta,
@@ -209,6 +293,8 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
     let plan = Plan {
         cp,
         src,
+        gather,
+        nbytes,
         typesize,
         blocksize: bs,
         nblocks,
@@ -293,7 +379,7 @@ fn store_memcpyed(
     dest: &mut [u8],
     pool: &mut Pool,
 ) -> Result<usize> {
-    let nbytes = plan.src.len();
+    let nbytes = plan.nbytes;
     let total = plan.hl + nbytes;
     if total > dest.len() {
         return Ok(0);
@@ -313,12 +399,21 @@ fn store_memcpyed(
     }
     hdr.write(dest);
     let body = &mut dest[plan.hl..total];
-    match &plan.cp.prefilter {
-        None => bulk::share_out(pool, body, 1, |start, out| {
+    match (&plan.cp.prefilter, plan.gather) {
+        (None, Some(g)) => {
+            let bl = g.block_len();
+            bulk::share_out(pool, body, bl, |start, out| {
+                for (k, block) in out.chunks_mut(bl).enumerate() {
+                    g.fill_block(start / bl + k, block)?;
+                }
+                Ok(())
+            })?
+        }
+        (None, None) => bulk::share_out(pool, body, 1, |start, out| {
             bulk::copy(out, &plan.src[start..start + out.len()]);
             Ok(())
         })?,
-        Some(pf) => {
+        (Some(pf), _) => {
             let ws = pool.serial_scratch();
             ws.reserve_staging(0, plan.ttmp_len());
             let tid = ws.tid;
@@ -648,13 +743,13 @@ fn run_prefilter(plan: &Plan<'_>, pf: &Prefilter, j: usize, out: &mut [u8], ttmp
 fn filter_block<'w>(
     plan: &'w Plan<'_>,
     j: usize,
+    raw: &'w [u8],
     a: &'w mut [u8],
     b: &'w mut [u8],
     d: &'w mut [u8],
     tid: i32,
 ) -> Result<&'w [u8]> {
-    let (start, len) = plan.block_range(j);
-    let raw = &plan.src[start..start + len];
+    let len = raw.len();
     let input: &[u8] = match &plan.cp.prefilter {
         None => raw,
         Some(pf) => {
@@ -685,7 +780,7 @@ fn encode_block(
 ) -> Result<Option<usize>> {
     let (start, bsize) = plan.block_range(j);
     let nstreams = plan.nstreams(j, bsize);
-    if plan.zero_blocks_skip_filters && is_zero(&plan.src[start..start + bsize]) {
+    if plan.gather.is_none() && plan.zero_blocks_skip_filters && is_zero(&plan.src[start..start + bsize]) {
         // Every stream is a run of zeros: a zero csize word each.
         let Some(words) = out.get_mut(..4 * nstreams) else {
             return Ok(None);
@@ -710,7 +805,24 @@ fn encode_block(
         return Ok(Some(4 * nstreams));
     }
     let started = instr::now();
-    let filtered = filter_block(plan, j, a, b, d, tid)?;
+    // The raw block: in the source buffer, or gathered into the staging
+    // buffer (free: no prefilter runs when blocks are gathered).
+    let (raw, d): (&[u8], &mut [u8]) = match plan.gather {
+        Some(g) => {
+            let block = d.get_mut(..bsize).ok_or(Error::Failure("staging buffer too small"))?;
+            g.fill_block(j, block)?;
+            if plan.zero_blocks_skip_filters && is_zero(block) {
+                let Some(words) = out.get_mut(..4 * nstreams) else {
+                    return Ok(None);
+                };
+                words.fill(0);
+                return Ok(Some(4 * nstreams));
+            }
+            (block, &mut [])
+        }
+        None => (&plan.src[start..start + bsize], d),
+    };
+    let filtered = filter_block(plan, j, raw, a, b, d, tid)?;
     if plan.instr {
         return encode_records(plan, filtered, nstreams, neblock, out, codec, started.elapsed());
     }
@@ -821,7 +933,7 @@ fn encode_streams(
 /// raw samples), falling back to plain compression when the data is too
 /// small for a useful dictionary.
 fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], pool: &mut Pool) -> Result<usize> {
-    let nbytes = plan.src.len();
+    let nbytes = plan.nbytes;
     let dict_maxsize = MAX_DICT_SIZE.min(nbytes / 20);
     let mut nsamples = plan.nblocks * if plan.split { plan.typesize } else { 1 };
     nsamples = nsamples.max(8);
@@ -840,7 +952,8 @@ fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], p
                 break;
             }
             let WorkerScratch { a, b, d, tid, .. } = &mut *ws;
-            let f = filter_block(plan, j, a, b, d, *tid)?;
+            let (start, len) = plan.block_range(j);
+            let f = filter_block(plan, j, &plan.src[start..start + len], a, b, d, *tid)?;
             samples.extend_from_slice(&f[..f.len().min(need - samples.len())]);
         }
     }

@@ -515,3 +515,88 @@ fn instrumented_chunks_hold_one_record_per_stream() {
         .chunks_exact(16)
         .all(|r| r[12] == 1 && f32::from_ne_bytes(r[0..4].try_into().unwrap()) > 1000.0));
 }
+
+/// A buffer handed over block by block, as b2nd hands a chunk it gathers.
+struct Blocks<'a> {
+    bytes: &'a [u8],
+    block_len: usize,
+}
+
+impl crate::engine::chunk::compress::BlockSource for Blocks<'_> {
+    fn nbytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn block_len(&self) -> usize {
+        self.block_len
+    }
+
+    fn fill_block(&self, j: usize, out: &mut [u8]) -> crate::engine::error::Result<()> {
+        out.copy_from_slice(&self.bytes[j * self.block_len..(j + 1) * self.block_len]);
+        Ok(())
+    }
+}
+
+/// Compressing a buffer gathered block by block writes the very bytes
+/// compressing it whole does: blocks gathered as they are encoded (shuffle,
+/// bitshuffle, no filter; zero blocks, runs, incompressible data stored
+/// memcpyed, clevel 0), and the whole-buffer fallback (DELTA, a dictionary,
+/// blocks other than the chunk's), with 1 and 2 threads.
+#[test]
+fn compress_blocks_writes_what_compress_writes() {
+    let n = 64 << 10;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        })
+        .collect();
+    let ramp: Vec<u8> = (0..n / 8).flat_map(|i| (i as u64 * 3).to_le_bytes()).collect();
+    let mut mixed = ramp.clone();
+    mixed[8 << 10..16 << 10].fill(0);
+    mixed[24 << 10..32 << 10].fill(7);
+    let zeros = vec![0u8; n];
+    for data in [&ramp, &mixed, &noise, &zeros] {
+        for (filters, clevel, use_dict, block_len) in [
+            ([0, 0, 0, 0, 0, 1], 5, false, 8 << 10),
+            ([0, 0, 0, 0, 0, 2], 5, false, 8 << 10),
+            ([0; 6], 9, false, 16 << 10),
+            ([0, 0, 0, 0, 0, 1], 0, false, 8 << 10),
+            ([0, 0, 0, 0, 3, 1], 5, false, 8 << 10),
+            ([0, 0, 0, 0, 0, 1], 5, true, 8 << 10),
+            ([0, 0, 0, 0, 0, 1], 5, false, 4 << 10),
+        ] {
+            for nthreads in [1i16, 2] {
+                for compcode in [0u8, 1, 5] {
+                    if use_dict && compcode == 0 {
+                        continue; // BloscLZ has no dictionaries
+                    }
+                    let cp = CParams {
+                        typesize: 8,
+                        compcode,
+                        clevel,
+                        filters,
+                        use_dict,
+                        blocksize: 8 << 10,
+                        nthreads,
+                        ..CParams::default()
+                    };
+                    let want = compress_vec(&cp, data).unwrap();
+                    let mut ctx = Context::compressor(cp);
+                    let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
+                    let source = Blocks { bytes: data, block_len };
+                    let got = ctx.compress_blocks(&source, &mut out).unwrap();
+                    assert_eq!(
+                        &out[..got],
+                        &want[..],
+                        "codec {compcode}, filters {filters:?}, clevel {clevel}, dict {use_dict}, \
+                         {block_len}-byte source blocks, {nthreads} threads"
+                    );
+                }
+            }
+        }
+    }
+}

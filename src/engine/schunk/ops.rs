@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::{Backend, SChunk};
-use crate::engine::chunk::{self, SpecialKind};
+use crate::engine::chunk::{self, compress::BlockSource, SpecialKind};
 use crate::engine::constants::{blosc2_flags2, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::edit::{Edit, Props};
@@ -387,10 +387,27 @@ impl SChunk {
         self.update_owned(n, c)
     }
 
+    /// Compress the buffer `source` describes (gathered block by block as
+    /// it is encoded) and replace chunk `n` with it. Returns the number of
+    /// chunks.
+    pub fn update_blocks(&mut self, n: i64, source: &dyn BlockSource) -> Result<i64> {
+        let c = self.compress_source(Source::Blocks(source), n)?;
+        self.update_owned(n, c)
+    }
+
     /// Compress one buffer with the super-chunk's compression context, as
     /// chunk `nchunk` would be compressed.
     pub fn compress_buffer(&mut self, src: &[u8], nchunk: i64) -> Result<Vec<u8>> {
-        if src.len() > i32::MAX as usize - MAX_OVERHEAD {
+        self.compress_source(Source::Bytes(src), nchunk)
+    }
+
+    /// [`SChunk::compress_buffer`] of a buffer or of a block source.
+    fn compress_source(&mut self, src: Source<'_>, nchunk: i64) -> Result<Vec<u8>> {
+        let len = match src {
+            Source::Bytes(b) => b.len(),
+            Source::Blocks(g) => g.nbytes(),
+        };
+        if len > i32::MAX as usize - MAX_OVERHEAD {
             return Err(Error::MaxBufsizeExceeded);
         }
         // 3.3.5's compression context keeps the block size it computed for
@@ -398,11 +415,15 @@ impl SChunk {
         self.cctx.cparams = self.cparams.clone();
         self.cctx.cparams.blocksize = self.sticky_blocksize;
         self.use_cctx(nchunk);
-        let need = src.len() + MAX_OVERHEAD;
+        let need = len + MAX_OVERHEAD;
         if self.compress_scratch.len() < need {
             self.compress_scratch = vec![0u8; need];
         }
-        let n = self.cctx.compress(src, &mut self.compress_scratch[..need])?;
+        let dest = &mut self.compress_scratch[..need];
+        let n = match src {
+            Source::Bytes(b) => self.cctx.compress(b, dest)?,
+            Source::Blocks(g) => self.cctx.compress_blocks(g, dest)?,
+        };
         if n == 0 {
             return Err(Error::WriteBuffer);
         }
@@ -426,7 +447,7 @@ impl SChunk {
         } else {
             self.cparams.typesize.max(1) as usize
         };
-        if src.len() < ts {
+        if len < ts {
             self.sticky_blocksize = 1;
         } else if let Ok((_, _, bs)) = chunk::cbuffer_sizes(&out) {
             self.sticky_blocksize = bs;
@@ -631,4 +652,11 @@ mod tests {
         assert_eq!(countable_chunksize(0, -1, 0), -1);
         assert_eq!(countable_chunksize(0, 2000, 2), 2000);
     }
+}
+
+/// What [`SChunk::compress_source`] compresses.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    Blocks(&'a dyn BlockSource),
 }

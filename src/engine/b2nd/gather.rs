@@ -1,0 +1,83 @@
+//! The blocks of one chunk of a region being written, gathered one at a
+//! time from the caller's buffer: for a chunk the region covers, by the
+//! worker compressing the block (no chunk-sized staging buffer is filled
+//! and read back); for one it covers in part, into the decoded chunk.
+
+use super::copy::copy_buffer;
+use super::slice::Region;
+use super::MAX_DIM;
+use crate::engine::chunk::compress::BlockSource;
+use crate::engine::error::Result;
+
+/// Where a block sits and which part of the region falls in it: the
+/// block's first item and the region's part `[s0, s1)`, in array
+/// coordinates.
+pub(super) type BlockPart = ([i64; MAX_DIM], [i64; MAX_DIM], [i64; MAX_DIM]);
+
+/// One chunk of a region to write, block by block.
+pub(super) struct RegionBlocks<'a> {
+    pub nd: usize,
+    pub itemsize: usize,
+    /// The caller's buffer and its shape.
+    pub buffer: &'a [u8],
+    pub bufshape: &'a [i64],
+    pub blockshape: &'a [i64],
+    pub region: Region,
+    /// The region's part in each block of the chunk (`None`: untouched).
+    pub parts: Vec<Option<BlockPart>>,
+    pub block_len: usize,
+}
+
+impl RegionBlocks<'_> {
+    /// Copy the region's part in block `j` into `dst` (the block), leaving
+    /// its other bytes as they are.
+    pub fn copy_into(&self, j: usize, dst: &mut [u8]) -> Result<()> {
+        let Some((bstart, s0, s1)) = self.parts.get(j).copied().flatten() else {
+            return Ok(());
+        };
+        let nd = self.nd;
+        let mut src_start = [0i64; MAX_DIM];
+        let mut src_stop = [0i64; MAX_DIM];
+        let mut dst_start = [0i64; MAX_DIM];
+        for i in 0..nd {
+            src_start[i] = s0[i] - self.region.start[i];
+            src_stop[i] = s1[i] - self.region.start[i];
+            dst_start[i] = s0[i] - bstart[i];
+        }
+        copy_buffer(
+            nd,
+            self.itemsize,
+            self.buffer,
+            self.bufshape,
+            &src_start[..nd],
+            &src_stop[..nd],
+            dst,
+            self.blockshape,
+            &dst_start[..nd],
+        )
+    }
+}
+
+/// A chunk the region covers: each block is the region's part, padding
+/// (items past the array's shape or the chunk's) zeros, as 3.3.5 writes a
+/// chunk it rebuilds from a zeroed buffer.
+impl BlockSource for RegionBlocks<'_> {
+    fn nbytes(&self) -> usize {
+        self.parts.len() * self.block_len
+    }
+
+    fn block_len(&self) -> usize {
+        self.block_len
+    }
+
+    fn fill_block(&self, j: usize, out: &mut [u8]) -> Result<()> {
+        let whole = match self.parts.get(j).copied().flatten() {
+            Some((_, s0, s1)) => (0..self.nd).all(|i| s1[i] - s0[i] == self.blockshape[i]),
+            None => false,
+        };
+        if !whole {
+            out.fill(0);
+        }
+        self.copy_into(j, out)
+    }
+}
