@@ -12,6 +12,9 @@
 //!
 //! Helpers are shared by every context and thread count: there are as many
 //! as the largest request so far, and any of them serves any job.
+//!
+//! The tests compare [`broadcast`] with a safe twin on scoped threads
+//! started per call (`broadcast_scoped`), which needs no lifetime erasure.
 
 // The lifetime erasure of a job borrowed from the caller's stack, argued at
 // `broadcast`.
@@ -221,6 +224,27 @@ impl Drop for Close {
     }
 }
 
+/// The safe twin of [`broadcast`], which its tests compare it against:
+/// the same contract (the caller runs slot 0, each helper slot runs at
+/// most once, a helper's panic is reported) on scoped threads started for
+/// the call, which need no lifetime erasure but cost a thread start each.
+#[cfg(test)]
+fn broadcast_scoped(helpers: usize, job: &JobFn<'_>) -> Result<(), HelperPanicked> {
+    std::thread::scope(|s| {
+        let started: Vec<_> = (1..=helpers).map(|slot| s.spawn(move || job(slot))).collect();
+        job(0);
+        let mut panicked = false;
+        for h in started {
+            panicked |= h.join().is_err();
+        }
+        if panicked {
+            Err(HelperPanicked)
+        } else {
+            Ok(())
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,5 +301,32 @@ mod tests {
         }));
         assert!(r.is_err());
         assert_eq!(inside.load(Ordering::SeqCst), 0);
+    }
+
+    /// Work shared out as `Pool::run` does (items from one queue) gives
+    /// the same result through `broadcast` as through its safe twin, for
+    /// every helper count: each item done exactly once.
+    #[test]
+    fn broadcast_matches_its_scoped_twin() {
+        type Broadcast = fn(usize, &JobFn<'_>) -> Result<(), HelperPanicked>;
+        let run = |b: Broadcast, helpers: usize| {
+            let queue = std::sync::Mutex::new(0..2000u32);
+            let done: Vec<AtomicUsize> = (0..2000).map(|_| AtomicUsize::new(0)).collect();
+            b(helpers, &|_slot| loop {
+                let Some(i) = queue.lock().unwrap().next() else { break };
+                done[i as usize].fetch_add(i as usize * 7 + 1, Ordering::SeqCst);
+            })
+            .unwrap();
+            done.iter().map(|d| d.load(Ordering::SeqCst)).collect::<Vec<_>>()
+        };
+        for helpers in 0..4 {
+            let twin = run(broadcast_scoped, helpers);
+            assert!(twin.iter().enumerate().all(|(i, &v)| v == i * 7 + 1));
+            assert_eq!(run(broadcast, helpers), twin);
+        }
+        assert_eq!(
+            broadcast_scoped(1, &|slot| assert_eq!(slot, 0, "helper fails")),
+            Err(HelperPanicked)
+        );
     }
 }
