@@ -203,43 +203,26 @@ pub fn compress_blocks(
     pool: &mut Pool,
     nchunk: i64,
 ) -> Result<usize> {
-    use crate::engine::constants::filter::{BITSHUFFLE, NOFILTER, SHUFFLE};
     let (len, bl) = (source.nbytes(), source.block_len());
     if bl == 0 || len % bl != 0 || len > MAX_BUFFERSIZE as usize {
         return Err(Error::InvalidParam("block source length not a multiple of its blocks"));
     }
-    let typesize = checked_typesize(cp, len, dest.len())?;
-    let blocksize = compute_blocksize(
-        cp.compcode,
-        cp.clevel,
-        cp.typesize,
-        len as i32,
-        cp.blocksize,
-        cp.splitmode,
-        filters::FilterSpec {
-            filters: cp.filters,
-            meta: cp.filters_meta,
-            typesize,
-            chunk_version: version::BLOSC2_STABLE,
-        }
-        .has_shuffle(),
-    ) as usize;
-    let blockwise = blocksize == bl
-        && len > 0
+    compress_from(cp, &[], Some(source), len, dest, pool, nchunk)
+}
+
+/// Whether a chunk of blocks of `blocksize` bytes can be encoded from
+/// `source` block by block: it is cut in the source's blocks and nothing
+/// needs the whole buffer.
+fn gathers_blockwise(cp: &CParams, source: &dyn BlockSource, blocksize: usize) -> bool {
+    use crate::engine::constants::filter::{BITSHUFFLE, NOFILTER, SHUFFLE};
+    blocksize == source.block_len()
+        && source.nbytes() > 0
         && cp.prefilter.is_none()
         && !cp.use_dict
         && !cp.instr_codec
         && cp.header_format == HeaderFormat::Extended
         && cp.compcode < codec::GLOBAL_REGISTERED_START
-        && cp.filters.iter().all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE].contains(f));
-    if blockwise {
-        return compress_from(cp, &[], Some(source), len, dest, pool, nchunk);
-    }
-    let mut whole = vec![0u8; len];
-    for (j, out) in whole.chunks_mut(bl).enumerate() {
-        source.fill_block(j, out)?;
-    }
-    compress(cp, &whole, dest, pool, nchunk)
+        && cp.filters.iter().all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE].contains(f))
 }
 
 /// [`compress`] of `nbytes` bytes: `src`, or the blocks of `gather`.
@@ -273,6 +256,13 @@ fn compress_from(
         cp.splitmode,
         spec.has_shuffle(),
     ) as usize;
+    if let Some(g) = gather.filter(|g| !gathers_blockwise(cp, *g, bs)) {
+        let mut whole = vec![0u8; nbytes];
+        for (j, out) in whole.chunks_mut(g.block_len()).enumerate() {
+            g.fill_block(j, out)?;
+        }
+        return compress(cp, &whole, dest, pool, nchunk);
+    }
     let nblocks = nbytes.div_ceil(bs).max(if nbytes == 0 { 0 } else { 1 });
     let leftover = if bs > 0 { nbytes % bs } else { 0 };
     let split = split_block(
@@ -769,6 +759,13 @@ fn filter_block<'w>(
     filters::forward(&plan.spec, input, dref, a, b, &plan.call())
 }
 
+/// A block whose every stream is a run of zeros: a zero csize word per
+/// stream in `out`. Its length, or `None` when it does not fit.
+fn zero_streams(out: &mut [u8], nstreams: usize) -> Option<usize> {
+    out.get_mut(..4 * nstreams)?.fill(0);
+    Some(4 * nstreams)
+}
+
 /// Encode block `j` into `out`: `int32 csize` + payload per stream.
 /// Returns `None` when it does not fit.
 fn encode_block(
@@ -781,12 +778,7 @@ fn encode_block(
     let (start, bsize) = plan.block_range(j);
     let nstreams = plan.nstreams(j, bsize);
     if plan.gather.is_none() && plan.zero_blocks_skip_filters && is_zero(&plan.src[start..start + bsize]) {
-        // Every stream is a run of zeros: a zero csize word each.
-        let Some(words) = out.get_mut(..4 * nstreams) else {
-            return Ok(None);
-        };
-        words.fill(0);
-        return Ok(Some(4 * nstreams));
+        return Ok(zero_streams(out, nstreams));
     }
     let neblock = bsize / nstreams;
     let tid = ws.tid;
@@ -798,11 +790,7 @@ fn encode_block(
             let (dout, dtmp) = d.split_at_mut(plan.blocksize);
             run_prefilter(plan, pf, j, &mut dout[..bsize], dtmp, tid)?;
         }
-        let Some(words) = out.get_mut(..4 * nstreams) else {
-            return Ok(None);
-        };
-        words.fill(0);
-        return Ok(Some(4 * nstreams));
+        return Ok(zero_streams(out, nstreams));
     }
     let started = instr::now();
     // The raw block: in the source buffer, or gathered into the staging
@@ -812,11 +800,7 @@ fn encode_block(
             let block = d.get_mut(..bsize).ok_or(Error::Failure("staging buffer too small"))?;
             g.fill_block(j, block)?;
             if plan.zero_blocks_skip_filters && is_zero(block) {
-                let Some(words) = out.get_mut(..4 * nstreams) else {
-                    return Ok(None);
-                };
-                words.fill(0);
-                return Ok(Some(4 * nstreams));
+                return Ok(zero_streams(out, nstreams));
             }
             (block, &mut [])
         }
