@@ -13,6 +13,10 @@
 //! Helpers are shared by every context and thread count: there are as many
 //! as the largest request so far, and any of them serves any job.
 //!
+//! After `fork()` the child has none of them: its first parallel call
+//! builds a fresh set of its own (see [`shared`]); the parent's set, whose
+//! lock a helper may have held at the fork, is never touched again there.
+//!
 //! The tests compare [`broadcast`] with a safe twin on scoped threads
 //! started per call (`broadcast_scoped`), which needs no lifetime erasure.
 
@@ -21,6 +25,7 @@
 #![allow(unsafe_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
 /// A job as the helpers see it: called with a slot number.
@@ -72,17 +77,55 @@ struct Shared {
     started: Mutex<usize>,
 }
 
-fn shared() -> &'static Shared {
-    static SHARED: OnceLock<Shared> = OnceLock::new();
-    SHARED.get_or_init(|| Shared {
-        state: Mutex::new(State::default()),
-        job_published: Condvar::new(),
-        helpers_left: Condvar::new(),
-        started: Mutex::new(0),
-    })
+/// Helper sets, one per process generation. A process forked from one
+/// that had helpers starts with none of those threads, and with the old
+/// set's locks in whatever state the fork caught them (a helper may have
+/// held `state`), so it must never touch that set: it claims the next slot
+/// and builds a fresh set there, leaving the old one alone (its memory is
+/// the fork's copy; nothing frees it). Each fork down a chain of forks
+/// takes one more slot; past the last, calls run on the caller alone.
+const GENERATIONS: usize = 8;
+
+static SETS: [OnceLock<Shared>; GENERATIONS] = [const { OnceLock::new() }; GENERATIONS];
+
+/// The process that claimed each slot (0: free). Claimed before the set is
+/// built, so a set whose building a fork interrupted is someone else's to
+/// the child, which never waits on it.
+static OWNERS: [AtomicU32; GENERATIONS] = [const { AtomicU32::new(0) }; GENERATIONS];
+
+/// The newest slot this process (or an ancestor) claimed.
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+
+/// The helper set of this process; None once a chain of forks has used up
+/// every slot. Lock-free up to the set itself, so a fork taken while a
+/// thread of the parent was here cannot leave the child waiting.
+fn shared() -> Option<&'static Shared> {
+    let pid = std::process::id();
+    loop {
+        let at = CURRENT.load(Ordering::Acquire);
+        let owner = OWNERS.get(at)?;
+        match owner.compare_exchange(0, pid, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return Some(SETS[at].get_or_init(Shared::new)),
+            Err(p) if p == pid => return Some(SETS[at].get_or_init(Shared::new)),
+            // An ancestor's set: move past it (threads of this process
+            // racing here agree on the next slot).
+            Err(_) => {
+                let _ = CURRENT.compare_exchange(at, at + 1, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
+    }
 }
 
 impl Shared {
+    fn new() -> Shared {
+        Shared {
+            state: Mutex::new(State::default()),
+            job_published: Condvar::new(),
+            helpers_left: Condvar::new(),
+            started: Mutex::new(0),
+        }
+    }
+
     /// The state; nothing panics while holding it, but a poisoned lock is
     /// still consistent, so carry on rather than spread the panic.
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -150,7 +193,10 @@ pub fn broadcast(helpers: usize, job: &JobFn<'_>) -> Result<(), HelperPanicked> 
         job(0);
         return Ok(());
     }
-    let shared = shared();
+    let Some(shared) = shared() else {
+        job(0);
+        return Ok(());
+    };
     shared.ensure_helpers(helpers);
     // Lifetime erasure: helpers dereference the erased pointer only
     // between joining the entry (under the lock, while `open`) and leaving it
