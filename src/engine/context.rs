@@ -98,12 +98,29 @@ impl Context {
 
     /// Compress the buffer `source` describes into `dest`, gathering its
     /// blocks as they are encoded (see [`chunk::compress::compress_blocks`]).
-    pub fn compress_blocks(&mut self, source: &dyn chunk::compress::BlockSource, dest: &mut [u8]) -> Result<usize> {
+    /// `fresh_dest`: `dest` was just allocated and never written (see
+    /// [`chunk::compress::compress_to_fresh`]).
+    pub fn compress_blocks(
+        &mut self,
+        source: &dyn chunk::compress::BlockSource,
+        dest: &mut [u8],
+        fresh_dest: bool,
+    ) -> Result<usize> {
         if self.mode != Mode::Compress {
             return Err(Error::InvalidParam("context is not for compression"));
         }
         self.sync_threads();
-        chunk::compress::compress_blocks(&self.cparams, source, dest, &mut self.pool, self.nchunk)
+        chunk::compress::compress_blocks(&self.cparams, source, dest, fresh_dest, &mut self.pool, self.nchunk)
+    }
+
+    /// [`Context::compress`] into `dest` that was just allocated and never
+    /// written (see [`chunk::compress::compress_to_fresh`]).
+    pub fn compress_to_fresh(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        if self.mode != Mode::Compress {
+            return Err(Error::InvalidParam("context is not for compression"));
+        }
+        self.sync_threads();
+        chunk::compress::compress_to_fresh(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
     /// Run `fill(k, piece)` on every `piece`-byte piece of `dest` with

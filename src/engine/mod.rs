@@ -3,8 +3,9 @@
 //! `unsafe` is denied here; only the SIMD kernels (`filters::*::{sse2,avx2}`),
 //! the unchecked LZ4 decoding loop (`codecs::lz4::decode_fast`) and the zlib
 //! FFI calls (`codecs::zlib`, `codecs::zlib_stream`), the creation of
-//! memory mappings (`io::mmap`) and the hand-over of a borrowed job to the
-//! helper threads (`threads::helpers`) opt out, each block
+//! memory mappings (`io::mmap`), the hand-over of a borrowed job to the
+//! helper threads (`threads::helpers`) and the page-population hint for
+//! fresh output buffers (`prefault`) opt out, each block
 //! with a `SAFETY` comment, and each kernel has a safe twin its tests
 //! compare against.
 
@@ -25,5 +26,6 @@ pub mod io;
 pub mod params;
 pub mod pipeline_choice;
 pub mod plugins;
+pub mod prefault;
 pub mod schunk;
 pub mod threads;

@@ -14,6 +14,7 @@ use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{codec_format_of, ChunkHeader};
 use crate::engine::params::{CParams, HeaderFormat, Prefilter, PrefilterArgs};
 use crate::engine::plugins::{self, Call};
+use crate::engine::prefault;
 use crate::engine::threads::{filter_ttmp_len, Pool, WorkerScratch};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +45,9 @@ pub(crate) struct Plan<'a> {
     pub zero_blocks_skip_filters: bool,
     /// Whether streams are replaced by instrumentation records (`instr_codec`).
     pub instr: bool,
+    /// Whether `dest` is fresh memory whose pages are faulted in a block
+    /// at a time before they are written (see [`prefault`]).
+    pub prefault: bool,
 }
 
 impl Plan<'_> {
@@ -175,7 +179,14 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
 /// Compress `src` into `dest` with `cp`. Returns the chunk size, or 0 when
 /// the chunk does not fit in `dest` (as C-Blosc2 does).
 pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
-    compress_from(cp, src, None, src.len(), dest, pool, nchunk)
+    compress_from(cp, Input::Bytes(src), dest, false, pool, nchunk)
+}
+
+/// [`compress`] into `dest` that was just allocated and never written
+/// (its pages not yet mapped): they are faulted in a block at a time
+/// before they are written (see [`prefault`]). Same bytes.
+pub fn compress_to_fresh(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
+    compress_from(cp, Input::Bytes(src), dest, true, pool, nchunk)
 }
 
 /// A buffer to compress that exists block by block only: a b2nd chunk is
@@ -200,6 +211,7 @@ pub fn compress_blocks(
     cp: &CParams,
     source: &dyn BlockSource,
     dest: &mut [u8],
+    fresh_dest: bool,
     pool: &mut Pool,
     nchunk: i64,
 ) -> Result<usize> {
@@ -207,7 +219,7 @@ pub fn compress_blocks(
     if bl == 0 || len % bl != 0 || len > MAX_BUFFERSIZE as usize {
         return Err(Error::InvalidParam("block source length not a multiple of its blocks"));
     }
-    compress_from(cp, &[], Some(source), len, dest, pool, nchunk)
+    compress_from(cp, Input::Blocks(source), dest, fresh_dest, pool, nchunk)
 }
 
 /// Whether a chunk of blocks of `blocksize` bytes can be encoded from
@@ -225,16 +237,28 @@ fn gathers_blockwise(cp: &CParams, source: &dyn BlockSource, blocksize: usize) -
         && cp.filters.iter().all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE].contains(f))
 }
 
-/// [`compress`] of `nbytes` bytes: `src`, or the blocks of `gather`.
+/// What a chunk is compressed from.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    /// A buffer.
+    Bytes(&'a [u8]),
+    /// The blocks of a block source.
+    Blocks(&'a dyn BlockSource),
+}
+
+/// [`compress`] of `input`; `fresh_dest` as in [`compress_to_fresh`].
 fn compress_from(
     cp: &CParams,
-    src: &[u8],
-    gather: Option<&dyn BlockSource>,
-    nbytes: usize,
+    input: Input<'_>,
     dest: &mut [u8],
+    fresh_dest: bool,
     pool: &mut Pool,
     nchunk: i64,
 ) -> Result<usize> {
+    let (src, gather, nbytes): (&[u8], _, _) = match input {
+        Input::Bytes(b) => (b, None, b.len()),
+        Input::Blocks(g) => (&[], Some(g), g.nbytes()),
+    };
     let typesize = checked_typesize(cp, nbytes, dest.len())?;
     let spec = FilterSpec {
         filters: cp.filters,
@@ -261,7 +285,7 @@ fn compress_from(
         for (j, out) in whole.chunks_mut(g.block_len()).enumerate() {
             g.fill_block(j, out)?;
         }
-        return compress(cp, &whole, dest, pool, nchunk);
+        return compress_from(cp, Input::Bytes(&whole), dest, fresh_dest, pool, nchunk);
     }
     let nblocks = nbytes.div_ceil(bs).max(if nbytes == 0 { 0 } else { 1 });
     let leftover = if bs > 0 { nbytes % bs } else { 0 };
@@ -295,6 +319,7 @@ fn compress_from(
         hl,
         zero_blocks_skip_filters: !instr && zeros_skip_filters(cp, &spec, src, bs, hl),
         instr,
+        prefault: fresh_dest,
     };
 
     let mut hdr = ChunkHeader {
@@ -483,8 +508,19 @@ fn encode_blocks(
         // Serial: encode straight into `dest`.
         let ws = pool.serial_scratch();
         plan.reserve(ws);
+        // How far the pages of `dest` are faulted in (prefault only).
+        let mut faulted = pos;
         for j in 0..nblocks {
             let start_of_block = pos;
+            if plan.prefault {
+                // What this block may write past what is faulted in: at most
+                // its bound, so at most one block's bound more than the
+                // chunk ends up mapped (given back when it is shrunk).
+                let end = (pos + plan.block_bound(j)).min(dest.len());
+                if end > faulted && prefault::populate_write(&mut dest[faulted..end]) > 0 {
+                    faulted = end;
+                }
+            }
             let Some(n) = encode_block(plan, j, &mut dest[pos..], ws, dict.as_ref())? else {
                 return Ok(0);
             };
@@ -605,6 +641,9 @@ fn encode_parallel(
             return Ok(());
         };
         turn.notify_all();
+        if plan.prefault {
+            prefault::populate_write(region);
+        }
         region.copy_from_slice(&buf[..n]);
         ws.c = buf;
         // Commit the blocks parked behind this one, one at a time, so
@@ -626,6 +665,9 @@ fn encode_parallel(
             };
             drop(st);
             turn.notify_all();
+            if plan.prefault {
+                prefault::populate_write(region);
+            }
             region.copy_from_slice(&b[..n]);
             copied = Some(b);
         }

@@ -586,17 +586,78 @@ fn compress_blocks_writes_what_compress_writes() {
                     };
                     let want = compress_vec(&cp, data).unwrap();
                     let mut ctx = Context::compressor(cp);
-                    let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
-                    let source = Blocks { bytes: data, block_len };
-                    let got = ctx.compress_blocks(&source, &mut out).unwrap();
-                    assert_eq!(
-                        &out[..got],
-                        &want[..],
-                        "codec {compcode}, filters {filters:?}, clevel {clevel}, dict {use_dict}, \
-                         {block_len}-byte source blocks, {nthreads} threads"
-                    );
+                    for fresh in [false, true] {
+                        let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
+                        let source = Blocks { bytes: data, block_len };
+                        let got = ctx.compress_blocks(&source, &mut out, fresh).unwrap();
+                        assert_eq!(
+                            &out[..got],
+                            &want[..],
+                            "codec {compcode}, filters {filters:?}, clevel {clevel}, dict {use_dict}, \
+                             {block_len}-byte source blocks, {nthreads} threads, fresh {fresh}"
+                        );
+                    }
                 }
             }
+        }
+    }
+}
+
+/// Compressing into a fresh buffer (its pages faulted in a block at a time
+/// before they are written) writes the bytes compressing into a used one
+/// does: whole buffers and gathered blocks, 1 and 2 threads, blocks whose
+/// output spans many pages, zero runs and incompressible streams, and a
+/// destination too small for the chunk.
+#[test]
+fn compressing_into_fresh_memory_writes_the_same_bytes() {
+    let n = 1 << 20;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let data: Vec<u8> = (0..n / 8)
+        .flat_map(|i| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let v = if (i / 4096) % 3 == 1 {
+                0
+            } else {
+                (i as u64 * 1000) ^ (seed & 0xffff)
+            };
+            v.to_le_bytes()
+        })
+        .collect();
+    for nthreads in [1i16, 2] {
+        for compcode in [0u8, 1, 5] {
+            let cp = CParams {
+                typesize: 8,
+                compcode,
+                clevel: 5,
+                filters: [0, 0, 0, 0, 0, 1],
+                blocksize: 64 << 10,
+                nthreads,
+                ..CParams::default()
+            };
+            let want = compress_vec(&cp, &data).unwrap();
+            let mut ctx = Context::compressor(cp);
+            let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
+            let got = ctx.compress_to_fresh(&data, &mut out).unwrap();
+            assert_eq!(
+                &out[..got],
+                &want[..],
+                "codec {compcode}, {nthreads} threads, whole buffer"
+            );
+            let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
+            let source = Blocks {
+                bytes: &data,
+                block_len: 64 << 10,
+            };
+            let got = ctx.compress_blocks(&source, &mut out, true).unwrap();
+            assert_eq!(&out[..got], &want[..], "codec {compcode}, {nthreads} threads, gathered");
+            // Too small a destination: 0, as into used memory.
+            let mut small = vec![0u8; want.len() - 1];
+            let mut used = small.clone();
+            let a = ctx.compress_to_fresh(&data, &mut small).unwrap();
+            let b = ctx.compress(&data, &mut used).unwrap();
+            assert_eq!(a, b, "codec {compcode}, {nthreads} threads, short destination");
         }
     }
 }

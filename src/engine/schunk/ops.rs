@@ -416,13 +416,17 @@ impl SChunk {
         self.cctx.cparams.blocksize = self.sticky_blocksize;
         self.use_cctx(nchunk);
         let need = len + MAX_OVERHEAD;
-        if self.compress_scratch.len() < need {
+        // A new scratch is fresh pages from the system (or zeroed heap):
+        // the encoder faults them in a block at a time.
+        let fresh = self.compress_scratch.len() < need;
+        if fresh {
             self.compress_scratch = vec![0u8; need];
         }
         let dest = &mut self.compress_scratch[..need];
         let n = match src {
+            Source::Bytes(b) if fresh => self.cctx.compress_to_fresh(b, dest)?,
             Source::Bytes(b) => self.cctx.compress(b, dest)?,
-            Source::Blocks(g) => self.cctx.compress_blocks(g, dest)?,
+            Source::Blocks(g) => self.cctx.compress_blocks(g, dest, fresh)?,
         };
         if n == 0 {
             return Err(Error::WriteBuffer);
