@@ -146,7 +146,7 @@ pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
             (ip, op) = if short_periods {
                 super::decode_fast::run_short_periods(src, out, ip, op)
             } else {
-                super::decode_fast::run::<false>(src, out, ip, op)
+                super::decode_fast::run_plain(src, out, ip, op)
             };
         }
         // Every path below leaves `ip < iend` or returns, except the first

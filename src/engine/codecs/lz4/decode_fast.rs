@@ -231,6 +231,14 @@ pub(super) fn run_short_periods(src: &[u8], out: &mut [u8], ip: usize, op: usize
     run::<true>(src, out, ip, op)
 }
 
+/// [`run`] without early loads, as a function of its own: inlined into
+/// the safe loop of `decode.rs`, it shared registers with that loop's
+/// state and reloaded limits from the stack on every sequence.
+#[inline(never)]
+pub(super) fn run_plain(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (usize, usize) {
+    run::<false>(src, out, ip, op)
+}
+
 /// Decodes sequences from `(ip, op)` on and returns the position of the
 /// first one it leaves to the caller. Never reads or writes outside `src`
 /// and `out`; writes past the sequences it decodes only bytes that later
@@ -303,9 +311,16 @@ fn run_with<const EARLY: bool, A: Access>(src: &[u8], out: &mut [u8], mut ip: us
             }
             let mut k = 0;
             while k < lit {
+                // Two 16-byte copies per 32-byte step, not one 32-byte
+                // copy: LLVM turns a loop of copies as long as its step
+                // into a memcpy call, which costs more than this loop on
+                // the runs of a few hundred bytes seen here.
                 // SAFETY: k < lit, so lp + k + 32 <= lp + lit + 31 < iend
                 // and op + k + 32 < op + lit + OUT_ROOM <= oend.
-                unsafe { A::copy_in::<32>(src, lp + k, out, op + k) };
+                unsafe {
+                    A::copy_in::<16>(src, lp + k, out, op + k);
+                    A::copy_in::<16>(src, lp + k + 16, out, op + k + 16);
+                }
                 k += 32;
             }
         }
