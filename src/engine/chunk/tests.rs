@@ -661,3 +661,37 @@ fn compressing_into_fresh_memory_writes_the_same_bytes() {
         }
     }
 }
+
+#[test]
+fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
+    // Block 0 is held up (its prefilter sleeps), so the other workers
+    // finish later blocks first and park them, in `dest` while there is
+    // room and in spare buffers past that (incompressible data, a short
+    // `dest`). The chunk must be the serial one, byte for byte.
+    let slow_first: Prefilter = std::sync::Arc::new(|a: &mut PrefilterArgs<'_>| {
+        if a.nblock == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+        }
+        a.output.copy_from_slice(a.input);
+        0
+    });
+    let mut mixed = data(256 * 1024, 1);
+    mixed.extend(data(256 * 1024, 2));
+    for src in [data(512 * 1024, 2), data(512 * 1024, 1), mixed] {
+        for nthreads in [2i16, 3, 4] {
+            let mut p = cp(codec::LZ4, 5, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, 1);
+            p.blocksize = 32 * 1024;
+            let serial = compress_vec(&p, &src).unwrap();
+            p.nthreads = nthreads;
+            p.prefilter = Some(slow_first.clone());
+            let mut ctx = Context::compressor(p);
+            for round in 0..2 {
+                let mut out = vec![0u8; src.len() + 32];
+                let n = ctx.compress(&src, &mut out).unwrap();
+                assert_eq!(&out[..n], &serial[..], "nthreads {nthreads} round {round}");
+            }
+            let mut short = vec![0u8; serial.len() - 1];
+            assert_eq!(ctx.compress(&src, &mut short).unwrap(), 0, "nthreads {nthreads}");
+        }
+    }
+}
