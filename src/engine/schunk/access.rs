@@ -3,6 +3,7 @@
 //! chunk, and following changes another handle made on disk.
 
 use super::{Backend, SChunk};
+use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::FrameKind;
 
@@ -57,6 +58,20 @@ impl SChunk {
         self.dctx.nchunk = n;
         if !self.scratch_in_dctx && self.cctx.trade_scratch(&mut self.dctx) {
             self.scratch_in_dctx = true;
+        }
+    }
+
+    /// Swap the worker scratch of `ctx` with the super-chunk's own set
+    /// (the one its compression and decompression contexts share) when
+    /// they have the same number of threads; whether they were swapped.
+    /// Calling it again swaps them back. For a context used in turns with
+    /// the super-chunk's own (the C API's `schunk->dctx`), which so keeps no
+    /// block buffers of its own.
+    pub fn trade_scratch_with(&mut self, ctx: &mut Context) -> bool {
+        if self.scratch_in_dctx {
+            self.dctx.trade_scratch(ctx)
+        } else {
+            self.cctx.trade_scratch(ctx)
         }
     }
 
