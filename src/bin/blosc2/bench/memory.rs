@@ -7,7 +7,10 @@
 //! super-chunk (2 threads, LZ4, shuffle), reads every chunk back into one
 //! 4 MiB buffer and checks it, and prints its VmHWM before the super-chunk
 //! was made and at the end. The difference is what the library used
-//! beyond the compressed data it holds.
+//! beyond the compressed data it holds. With `BLOSC2_BENCH_SMAPS_DIR` set,
+//! each child also copies its `/proc/self/smaps` and `status` there at the
+//! end (`ours.smaps`, `reference.smaps`, ...), to compare mapping by
+//! mapping what each side keeps resident.
 
 use std::process::Command;
 
@@ -110,6 +113,16 @@ pub fn child(who: &str, reference_path: Option<&str>) -> Result<(), String> {
         Side::Ours(o) => o.cbytes(),
         Side::Ref(r) => r.sizes().1,
     };
+    if let Some(dir) = std::env::var_os("BLOSC2_BENCH_SMAPS_DIR") {
+        let _ = std::fs::copy(
+            "/proc/self/smaps",
+            std::path::Path::new(&dir).join(format!("{who}.smaps")),
+        );
+        let _ = std::fs::copy(
+            "/proc/self/status",
+            std::path::Path::new(&dir).join(format!("{who}.status")),
+        );
+    }
     println!("{before} {} {cbytes}", vm_hwm_kib());
     Ok(())
 }
