@@ -78,6 +78,25 @@ impl Context {
         self.pool.set_nthreads(n.max(1) as usize);
     }
 
+    /// An error unless this is a context for `mode`.
+    fn check_mode(&self, mode: Mode) -> Result<()> {
+        if self.mode == mode {
+            return Ok(());
+        }
+        Err(Error::InvalidParam(match mode {
+            Mode::Compress => "context is not for compression",
+            Mode::Decompress => "context is not for decompression",
+        }))
+    }
+
+    /// [`Context::check_mode`], then size the pool to its parameters'
+    /// thread count: what every threaded entry point does first.
+    fn ready_for(&mut self, mode: Mode) -> Result<()> {
+        self.check_mode(mode)?;
+        self.sync_threads();
+        Ok(())
+    }
+
     /// Trade worker scratch with `other` (see [`Pool::trade_scratch`]),
     /// each at the thread count of its parameters; whether they did.
     pub(crate) fn trade_scratch(&mut self, other: &mut Context) -> bool {
@@ -89,10 +108,7 @@ impl Context {
     /// Compress `src` into `dest`. Returns the chunk size, or 0 when it
     /// does not fit.
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
-        if self.mode != Mode::Compress {
-            return Err(Error::InvalidParam("context is not for compression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Compress)?;
         chunk::compress(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
@@ -106,20 +122,14 @@ impl Context {
         dest: &mut [u8],
         fresh_dest: bool,
     ) -> Result<usize> {
-        if self.mode != Mode::Compress {
-            return Err(Error::InvalidParam("context is not for compression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Compress)?;
         chunk::compress::compress_blocks(&self.cparams, source, dest, fresh_dest, &mut self.pool, self.nchunk)
     }
 
     /// [`Context::compress`] into `dest` that was just allocated and never
     /// written (see [`chunk::compress::compress_to_fresh`]).
     pub fn compress_to_fresh(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
-        if self.mode != Mode::Compress {
-            return Err(Error::InvalidParam("context is not for compression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Compress)?;
         chunk::compress::compress_to_fresh(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
@@ -139,10 +149,7 @@ impl Context {
 
     /// Compress several blocks into one VL-block chunk.
     pub fn vlcompress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
-        if self.mode != Mode::Compress {
-            return Err(Error::InvalidParam("context is not for compression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Compress)?;
         chunk::vlcompress(&self.cparams, blocks, dest, &mut self.pool)
     }
 
@@ -158,10 +165,7 @@ impl Context {
 
     /// Decompress a chunk into `dest`. Returns the bytes written.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
-        if self.mode != Mode::Decompress {
-            return Err(Error::InvalidParam("context is not for decompression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Decompress)?;
         let mask = self.maskout.take();
         let opts = DecodeOptions {
             postfilter: self.dparams.postfilter.as_ref(),
@@ -179,10 +183,7 @@ impl Context {
     where
         S: Fn(usize, &[u8]) -> Result<()> + Sync,
     {
-        if self.mode != Mode::Decompress {
-            return Err(Error::InvalidParam("context is not for decompression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Decompress)?;
         let opts = DecodeOptions {
             postfilter: self.dparams.postfilter.as_ref(),
             maskout: None,
@@ -222,10 +223,7 @@ impl Context {
         B: AsMut<[u8]> + Send,
         A: FnMut(usize) -> Result<B>,
     {
-        if self.mode != Mode::Decompress {
-            return Err(Error::InvalidParam("context is not for decompression"));
-        }
-        self.sync_threads();
+        self.ready_for(Mode::Decompress)?;
         chunk::vldecompress(src, &mut self.pool, alloc)
     }
 
@@ -235,9 +233,7 @@ impl Context {
         B: AsMut<[u8]>,
         A: FnOnce(usize) -> Result<B>,
     {
-        if self.mode != Mode::Decompress {
-            return Err(Error::InvalidParam("context is not for decompression"));
-        }
+        self.check_mode(Mode::Decompress)?;
         chunk::vldecompress_block(src, nblock, self.pool.serial_scratch(), alloc)
     }
 }

@@ -545,15 +545,7 @@ impl crate::engine::chunk::compress::BlockSource for Blocks<'_> {
 #[test]
 fn compress_blocks_writes_what_compress_writes() {
     let n = 64 << 10;
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let noise: Vec<u8> = (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as u8
-        })
-        .collect();
+    let noise = data(n, 1);
     let ramp: Vec<u8> = (0..n / 8).flat_map(|i| (i as u64 * 3).to_le_bytes()).collect();
     let mut mixed = ramp.clone();
     mixed[8 << 10..16 << 10].fill(0);
