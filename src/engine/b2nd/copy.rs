@@ -213,6 +213,40 @@ pub fn copy_buffer(
     Ok(())
 }
 
+/// The rows a [`copy_buffer`] with these arguments copies, handed to
+/// `row(src_row, dst_offset)` instead (the destination, `dst_len` bytes,
+/// is the caller's to write): the caller may transform them on the way.
+/// Checks the coordinates and lengths as [`copy_buffer`] does.
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_row(
+    ndim: usize,
+    itemsize: usize,
+    src: &[u8],
+    src_pad_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst_len: usize,
+    dst_pad_shape: &[i64],
+    dst_start: &[i64],
+    mut row: impl FnMut(&[u8], usize),
+) -> Result<()> {
+    let p = plan(
+        ndim,
+        itemsize,
+        src.len(),
+        src_pad_shape,
+        src_start,
+        src_stop,
+        dst_len,
+        dst_pad_shape,
+        dst_start,
+    )?;
+    if let Some(p) = p {
+        p.run(itemsize, |s, d, n| row(&src[s..s + n], d));
+    }
+    Ok(())
+}
+
 /// The bytes of `src` and `dst` a [`copy_buffer`] with these arguments
 /// touches (from the start of each buffer to its last copied item), or
 /// `None` when the region is empty. Checks the coordinates as

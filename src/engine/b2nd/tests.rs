@@ -976,3 +976,55 @@ fn small_slices_read_only_their_blocks_from_disk() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A chunk a region covers is stored as the plain compression of its
+/// zero-padded C-order buffer, whether its blocks are shuffled row by row
+/// as they are gathered (whole blocks with rows of 32 shuffle items or
+/// more) or gathered first (padding, short rows, other item sizes,
+/// BITSHUFFLE, no AVX2), with 1 and 2 threads.
+#[test]
+fn chunks_built_from_rows_are_the_plain_compression_of_the_chunk() {
+    use crate::engine::context::Context;
+    use crate::engine::cpu;
+    let _mask = crate::engine::filters::shuffle::test_util::MASK_LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // (shape, chunkshape, blockshape): padding at the far edges with rows
+    // of 32 and 64 items; rows of 20 items; a 1-D array.
+    let layouts: &[(&[i64], &[i32], &[i32])] = &[
+        (&[40, 100], &[16, 64], &[8, 32]),
+        (&[7, 9, 128], &[4, 8, 64], &[2, 4, 64]),
+        (&[33, 70], &[32, 64], &[16, 20]),
+        (&[300], &[128], &[64]),
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for &(shape, chunks, blocks) in layouts {
+        for ts in [2usize, 4, 8, 16, 3] {
+            for filters in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 2]] {
+                for mask in [cpu::FEATURE_ALL, 0] {
+                    let old = cpu::set_feature_mask(mask);
+                    for threads in [1i16, 2] {
+                        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        let mut st = storage(ts as i32, false, None);
+                        st.cparams.filters = filters;
+                        st.cparams.nthreads = threads;
+                        let m = Model::new(shape, ts, seed);
+                        let mut a = Array::from_buffer(&params(st, shape, chunks, blocks), &m.data).unwrap();
+                        let what =
+                            format!("{shape:?}/{chunks:?}/{blocks:?} ts {ts} {filters:?} mask {mask} t{threads}");
+                        check(&mut a, &m, &what);
+                        let sc = a.schunk_mut();
+                        let mut ctx = Context::compressor(sc.cparams());
+                        for n in 0..sc.nchunks() {
+                            let raw = sc.decompress_chunk_vec(n).unwrap();
+                            let mut want = vec![0u8; raw.len() + crate::engine::constants::MAX_OVERHEAD];
+                            let len = ctx.compress(&raw, &mut want).unwrap();
+                            assert_eq!(sc.get_chunk(n).unwrap()[..], want[..len], "chunk {n} of {what}");
+                        }
+                    }
+                    cpu::set_feature_mask(old);
+                }
+            }
+        }
+    }
+}

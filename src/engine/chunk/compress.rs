@@ -48,6 +48,10 @@ pub(crate) struct Plan<'a> {
     /// Whether `dest` is fresh memory whose pages are faulted in a block
     /// at a time before they are written (see [`prefault`]).
     pub prefault: bool,
+    /// The shuffle's item width when it is the only filter and blocks
+    /// come from `gather`, which may then shuffle each block as it
+    /// gathers it ([`BlockSource::fill_block_shuffled`]).
+    pub shuffle_only: Option<usize>,
 }
 
 impl Plan<'_> {
@@ -200,6 +204,13 @@ pub trait BlockSource: Sync {
     fn block_len(&self) -> usize;
     /// Write block `j` (`block_len` bytes) into `out`.
     fn fill_block(&self, j: usize, out: &mut [u8]) -> Result<()>;
+    /// Write block `j` byte-shuffled with items of `width` bytes into
+    /// `out`, the bytes [`fill_block`](Self::fill_block) and the shuffle
+    /// would give, if the source can do so without gathering the block
+    /// first; `false` (and `out` untouched) when it cannot.
+    fn fill_block_shuffled(&self, _j: usize, _width: usize, _out: &mut [u8]) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// [`compress`] of the buffer `source` describes. Its blocks are gathered
@@ -235,6 +246,19 @@ fn gathers_blockwise(cp: &CParams, source: &dyn BlockSource, blocksize: usize) -
         && cp.header_format == HeaderFormat::Extended
         && cp.compcode < codec::GLOBAL_REGISTERED_START
         && cp.filters.iter().all(|f| [NOFILTER, SHUFFLE, BITSHUFFLE].contains(f))
+}
+
+/// The item width of the shuffle when it is the pipeline's only filter
+/// and shuffles whole items (at least 2 bytes).
+fn lone_shuffle_width(spec: &FilterSpec) -> Option<usize> {
+    use crate::engine::constants::filter::{NOFILTER, SHUFFLE};
+    let mut used = (0..spec.filters.len()).filter(|&k| spec.filters[k] != NOFILTER);
+    let k = used.next()?;
+    if used.next().is_some() || spec.filters[k] != SHUFFLE {
+        return None;
+    }
+    let width = crate::engine::filters::shuffle_width(spec.meta[k], spec.typesize);
+    (width >= 2).then_some(width)
 }
 
 /// What a chunk is compressed from.
@@ -320,6 +344,7 @@ fn compress_from(
         zero_blocks_skip_filters: !instr && zeros_skip_filters(cp, &spec, src, bs, hl),
         instr,
         prefault: fresh_dest,
+        shuffle_only: gather.and_then(|_| lone_shuffle_width(&spec)),
     };
 
     let mut hdr = ChunkHeader {
@@ -908,6 +933,17 @@ fn encode_block(
     // buffer (free: no prefilter runs when blocks are gathered).
     let (raw, d): (&[u8], &mut [u8]) = match plan.gather {
         Some(g) => {
+            if let Some(width) = plan.shuffle_only {
+                // A lone shuffle: the source may shuffle the block as it
+                // gathers it (zeros stay zeros, so the zero test holds).
+                let block = a.get_mut(..bsize).ok_or(Error::Failure("staging buffer too small"))?;
+                if g.fill_block_shuffled(j, width, block)? {
+                    if plan.zero_blocks_skip_filters && is_zero(block) {
+                        return Ok(zero_streams(out, nstreams));
+                    }
+                    return encode_streams(plan, &a[..bsize], nstreams, neblock, out, codec, dict);
+                }
+            }
             let block = d.get_mut(..bsize).ok_or(Error::Failure("staging buffer too small"))?;
             g.fill_block(j, block)?;
             if plan.zero_blocks_skip_filters && is_zero(block) {

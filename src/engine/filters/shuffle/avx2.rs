@@ -154,6 +154,60 @@ unsafe fn shuffle_pow2<const T: usize>(start: usize, n: usize, src: *const u8, d
     end
 }
 
+/// The SIMD part of [`super::shuffle_run`]: the run's first items, 32 at a
+/// time, for items of 2, 4, 8 or 16 bytes. Returns how many items it did
+/// (0 without AVX2 or for other sizes).
+///
+/// # Panics
+/// If the run is not whole items inside a block of `n` items that fits in
+/// `dst` (what `shuffle_run` checks).
+pub(crate) fn shuffle_run(typesize: usize, n: usize, first: usize, run: &[u8], dst: &mut [u8]) -> usize {
+    assert!(typesize > 0 && run.len().is_multiple_of(typesize));
+    let m = run.len() / typesize;
+    assert!(first.checked_add(m).is_some_and(|e| e <= n) && n.checked_mul(typesize).is_some_and(|l| l <= dst.len()));
+    if !is_available() {
+        return 0;
+    }
+    let (s, d) = (run.as_ptr(), dst.as_mut_ptr());
+    // SAFETY: AVX2 is available; `run` holds `m * typesize` bytes and
+    // `dst` at least `n * typesize`, with `first + m <= n` (checked above).
+    unsafe {
+        match typesize {
+            2 => run_pow2::<2>(n, first, m, s, d),
+            4 => run_pow2::<4>(n, first, m, s, d),
+            8 => run_pow2::<8>(n, first, m, s, d),
+            16 => run_pow2::<16>(n, first, m, s, d),
+            _ => 0,
+        }
+    }
+}
+
+/// [`shuffle_run`] for items of `T` bytes (`T` in 2, 4, 8, 16): items
+/// `0..m` of `src` are items `first..first + m` of a block of `n`.
+///
+/// # Safety
+/// AVX2; `src` readable for `T * m` bytes, `dst` writable for `T * n`,
+/// `first + m <= n`.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn run_pow2<const T: usize>(n: usize, first: usize, m: usize, src: *const u8, dst: *mut u8) -> usize {
+    let end = m / 32 * 32;
+    let mut i = 0;
+    while i < end {
+        // SAFETY: `i + 32 <= m`: bytes `T * i .. T * (i + 32)` of `src` are
+        // readable, and plane bytes `j * n + first + i .. + 32` (`j < T`)
+        // lie below `j * n + n <= T * n`.
+        unsafe {
+            let planes = load_planes::<T>(src.add(T * i));
+            for (j, v) in planes.iter().enumerate().take(T) {
+                _mm256_storeu_si256(dst.add(j * n + first + i).cast(), *v);
+            }
+        }
+        i += 32;
+    }
+    end
+}
+
 /// [`unshuffle_items`] for items of `T` bytes (`T` in 2, 4, 8, 16).
 ///
 /// # Safety

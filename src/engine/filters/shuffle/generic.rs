@@ -37,6 +37,15 @@ pub(crate) fn shuffle_items(typesize: usize, start: usize, n: usize, src: &[u8],
     }
 }
 
+/// Items `done..` of [`super::shuffle_run`] (same contract, checked by it).
+pub(crate) fn shuffle_run_items(typesize: usize, n: usize, first: usize, done: usize, run: &[u8], dst: &mut [u8]) {
+    for (i, item) in run.chunks_exact(typesize).enumerate().skip(done) {
+        for (k, &b) in item.iter().enumerate() {
+            dst[k * n + first + i] = b;
+        }
+    }
+}
+
 /// Unshuffle items `start..n` from planes of `n` bytes in `src` (inverse
 /// of [`shuffle_items`], same requirements).
 pub(crate) fn unshuffle_items(typesize: usize, start: usize, n: usize, src: &[u8], dst: &mut [u8]) {

@@ -281,6 +281,49 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     generic::shuffle(typesize, src, dst);
 }
 
+/// Whether [`shuffle_run`] has a SIMD kernel for items of `typesize`
+/// bytes (it takes 32 items at a time; the rest of a run is scalar code).
+pub fn run_has_simd(typesize: usize) -> bool {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        if cpu::has_avx2() {
+            return matches!(typesize, 2 | 4 | 8 | 16);
+        }
+    }
+    let _ = typesize;
+    false
+}
+
+/// Shuffle `run`, whole items of `typesize` bytes, as items `first..` of a
+/// block of `n` items: byte `k` of item `first + i` goes to
+/// `dst[k * n + first + i]`, where [`shuffle`] of the whole block puts it.
+/// A block is then shuffled run by run straight from where its items lie
+/// (the rows of a b2nd block), without gathering it first.
+///
+/// # Panics
+/// If `typesize` is 0, `run` is not whole items, the run does not fit in
+/// the block, or `dst` is shorter than the block.
+pub fn shuffle_run(typesize: usize, n: usize, first: usize, run: &[u8], dst: &mut [u8]) {
+    assert!(
+        typesize > 0 && run.len().is_multiple_of(typesize),
+        "a run is whole items"
+    );
+    let m = run.len() / typesize;
+    assert!(
+        first.checked_add(m).is_some_and(|end| end <= n) && n.checked_mul(typesize).is_some_and(|len| len <= dst.len()),
+        "the run lies in the block and the block in dst"
+    );
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        if cpu::has_avx2() {
+            done = avx2::shuffle_run(typesize, n, first, run, dst);
+        }
+    }
+    generic::shuffle_run_items(typesize, n, first, done, run, dst);
+}
+
 /// Inverse of [`shuffle`].
 ///
 /// # Panics
@@ -451,6 +494,40 @@ mod tests {
                 assert_eq!(out, reference(ts, &src), "ts={ts} len={len}");
             }
         }
+    }
+
+    /// A block shuffled run by run (runs of every length, SIMD kernel and
+    /// scalar code alike) is the block shuffled whole.
+    #[test]
+    fn shuffle_run_by_run_is_the_whole_block_shuffled() {
+        let _g = MASK_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rng = Rng(0x5eed_f00d_1234_5678);
+        for mask in [cpu::FEATURE_ALL, 0] {
+            let old = cpu::set_feature_mask(mask);
+            for ts in [1, 2, 3, 4, 8, 12, 16, 17] {
+                for n in [0, 1, 31, 32, 33, 96, 200, 1024] {
+                    let src = rng.bytes(n * ts);
+                    let want = reference(ts, &src);
+                    let mut out = vec![0xa5; n * ts + 3];
+                    let mut first = 0;
+                    while first < n {
+                        let m = ((rng.next() % 80) as usize).min(n - first).max(1);
+                        shuffle_run(ts, n, first, &src[first * ts..(first + m) * ts], &mut out);
+                        first += m;
+                    }
+                    assert!(out[..n * ts] == want[..], "ts={ts} n={n} mask={mask}");
+                    assert!(out[n * ts..].iter().all(|&b| b == 0xa5), "past the block ts={ts} n={n}");
+                }
+            }
+            cpu::set_feature_mask(old);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "the run lies in the block")]
+    fn shuffle_run_refuses_a_run_past_the_block() {
+        let mut out = vec![0; 64];
+        shuffle_run(8, 8, 4, &[0; 40], &mut out);
     }
 
     #[test]
