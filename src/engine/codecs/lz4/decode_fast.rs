@@ -45,17 +45,17 @@ use crate::engine::codecs::pattern::{pattern16, PATTERN_STEP};
 
 /// Input bytes the loop needs from a token on: the token, up to 14
 /// literals read as one 16-byte chunk, and the 2-byte offset.
-const IN_ROOM: usize = 1 + 16 + 2;
+pub(super) const IN_ROOM: usize = 1 + 16 + 2;
 /// Output bytes the loop needs from the sequence start: 14 literals
 /// (written as 16), then a short match written as up to 32 bytes.
-const OUT_ROOM: usize = 14 + 32;
+pub(super) const OUT_ROOM: usize = 14 + 32;
 /// Room past a long literal run or a long match for its last wild chunk.
 const WILD_ROOM: usize = 32;
 
 /// The loop's reads and writes. Every method's contract is that the
 /// accessed range lies inside the slice; [`Unchecked`] relies on it,
 /// [`Checked`] verifies it (and panics).
-trait Access {
+pub(super) trait Access {
     /// `src[at]`.
     ///
     /// # Safety
@@ -84,7 +84,7 @@ trait Access {
 }
 
 /// Raw unaligned pointer accesses: the product.
-struct Unchecked;
+pub(super) struct Unchecked;
 
 impl Access for Unchecked {
     #[inline(always)]
@@ -117,7 +117,7 @@ impl Access for Unchecked {
 
 /// Slice indexing: the safe twin the tests compare [`Unchecked`] with.
 #[cfg(test)]
-struct Checked;
+pub(super) struct Checked;
 
 #[cfg(test)]
 impl Access for Checked {
@@ -248,24 +248,41 @@ pub(super) fn run_plain(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (us
 /// `EARLY`: with the early loads of [`loads_head_early`].
 #[inline(always)]
 pub(super) fn run<const EARLY: bool>(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (usize, usize) {
-    run_with::<EARLY, Unchecked>(src, out, ip, op)
+    run_with::<EARLY, false, Unchecked>(src, out, ip, op)
+}
+
+/// The one sequence at `(ip, op)`, as [`run`] takes it (unchanged
+/// positions: left to the safe loop): the rare sequences of
+/// `decode_bare`'s loop, out of line so that loop keeps its state in
+/// registers.
+#[inline(never)]
+pub(super) fn one_sequence<A: Access>(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (usize, usize) {
+    run_with::<false, true, A>(src, out, ip, op)
 }
 
 /// [`run`] with checked indexing: the safe twin the tests compare it with.
 #[cfg(test)]
 pub(super) fn run_checked<const EARLY: bool>(src: &[u8], out: &mut [u8], ip: usize, op: usize) -> (usize, usize) {
-    run_with::<EARLY, Checked>(src, out, ip, op)
+    run_with::<EARLY, false, Checked>(src, out, ip, op)
 }
 
-/// The loop of [`run`], over the accesses of `A`.
+/// The loop of [`run`], over the accesses of `A`; `ONE`: at most one
+/// sequence.
 #[inline(always)]
-fn run_with<const EARLY: bool, A: Access>(src: &[u8], out: &mut [u8], mut ip: usize, mut op: usize) -> (usize, usize) {
+fn run_with<const EARLY: bool, const ONE: bool, A: Access>(
+    src: &[u8],
+    out: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+) -> (usize, usize) {
     let iend = src.len();
     let oend = out.len();
     let (Some(ilimit), Some(olimit)) = (iend.checked_sub(IN_ROOM), oend.checked_sub(OUT_ROOM)) else {
         return (ip, op);
     };
-    while ip <= ilimit && op <= olimit {
+    let mut first = true;
+    while ip <= ilimit && op <= olimit && (!ONE || first) {
+        first = false;
         // Invariants here: ip + IN_ROOM <= iend, op + OUT_ROOM <= oend.
         // SAFETY: ip < iend.
         let token = unsafe { A::byte(src, ip) };

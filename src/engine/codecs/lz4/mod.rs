@@ -13,6 +13,7 @@
 
 pub(crate) mod block;
 mod decode;
+mod decode_bare;
 mod decode_fast;
 mod fast;
 

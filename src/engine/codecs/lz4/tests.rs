@@ -665,12 +665,14 @@ fn short_periods(n: usize, rng: &mut Rng) -> Vec<u8> {
 #[test]
 fn unchecked_fast_loop_matches_the_safe_decoder() {
     use super::decode::decode_with;
+    use super::decode_bare::{run_bare, run_bare_checked};
     use super::decode_fast::{run, run_checked};
     let mut rng = Rng(0xFA57_100F);
     let dict = salad(2000, 5);
     for n in [100usize, 3000, 70_000] {
         let mut sets: Vec<(&str, Vec<u8>)> = corpus(n).into_iter().map(|(name, d, _)| (name, d)).collect();
         sets.push(("short-periods", short_periods(n, &mut rng)));
+        sets.push(("words", words(n)));
         for (name, data) in sets {
             for f in [&fast(1) as &Compressor, &fast(9), &hc(9)] {
                 for d in [None, Some(&dict[..])] {
@@ -703,6 +705,13 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
                             "{name} (early loads)"
                         );
                         assert!(a == b, "{name} (early loads)");
+                        let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
+                        assert_eq!(
+                            run_bare(&m, &mut a, start, 0),
+                            run_bare_checked(&m, &mut b, start, 0),
+                            "{name} (bare matches)"
+                        );
+                        assert!(a == b, "{name} (bare matches)");
                         let dict = d.unwrap_or(&[]);
                         let (mut a, mut b) = (vec![0x5A; cap], vec![0x5A; cap]);
                         let (ra, rb) = if d.is_some() {
@@ -727,6 +736,61 @@ fn unchecked_fast_loop_matches_the_safe_decoder() {
                 }
             }
         }
+    }
+}
+
+/// The benchmark's text: words of a few letters, separated by spaces and
+/// newlines (most LZ4 sequences a bare match).
+fn words(n: usize) -> Vec<u8> {
+    crate::datagen::generate(&crate::datagen::DataSpec::Text { size: n, seed: 3 })
+}
+
+/// The loop of bare matches is taken for LZ4 on text past its first
+/// 16 KiB, not for integer ramps or shuffled numbers, and any header
+/// sequence (including truncated and hostile ones) is read without
+/// panicking.
+#[test]
+fn bare_match_blocks_are_recognised() {
+    use super::decode_bare::mostly_bare;
+    /// The input position of the first sequence ending past `at` bytes of
+    /// output (where the decoder looks).
+    fn position_past(block: &[u8], at: usize) -> usize {
+        let mut ip = 0;
+        let mut op = 0;
+        while op < at {
+            let token = block[ip];
+            ip += 1;
+            let mut lit = (token >> 4) as usize;
+            if lit == 15 {
+                lit += super::decode::read_len_ext(block, &mut ip).unwrap();
+            }
+            ip += lit + 2;
+            let mut ml = (token & 15) as usize;
+            if ml == 15 {
+                ml += super::decode::read_len_ext(block, &mut ip).unwrap();
+            }
+            op += lit + ml + 4;
+        }
+        ip
+    }
+    let n = 128 * 1024;
+    let text = words(n);
+    let at = super::decode_bare::PROBE_AT;
+    let lz4 = roundtrip(&fast(5), &text, None);
+    assert!(mostly_bare(&lz4, position_past(&lz4, at)));
+    for data in [arange(n, 8), shuffle(&arange(n, 8), 8)] {
+        let block = roundtrip(&fast(5), &data, None);
+        assert!(!mostly_bare(&block, position_past(&block, at)));
+    }
+    let mut rng = Rng(0x5EED_0009);
+    for len in 0..64 {
+        assert!(!mostly_bare(&lz4[..len], 0));
+        let noise: Vec<u8> = (0..len * 7).map(|_| rng.next() as u8).collect();
+        for ip in 0..4 {
+            mostly_bare(&noise, ip);
+        }
+        mostly_bare(&vec![0xFF; len * 5], 0);
+        mostly_bare(&lz4, lz4.len().saturating_sub(len));
     }
 }
 
