@@ -72,8 +72,11 @@ pub struct NoiseRuns {
     /// a match covers there, and those it copies from there.
     matched: Vec<usize>,
     /// The last position with each hash, modulo 2^16 (the table stays
-    /// small enough for the L1 cache).
-    table: Box<Table>,
+    /// small enough for the L1 cache). Allocated by the first thorough
+    /// search: every worker of every context holds a `NoiseRuns`, and
+    /// only zlib compression of big enough blocks searches (32 KiB per
+    /// worker otherwise written and never read).
+    table: Option<Box<Table>>,
     quick_table: QuickTable,
 }
 
@@ -83,7 +86,7 @@ impl Default for NoiseRuns {
             runs: Vec::new(),
             noise: Vec::new(),
             matched: Vec::new(),
-            table: Box::new([0; TABLE_LEN]),
+            table: None,
             quick_table: [0; QUICK_TABLE_LEN],
         }
     }
@@ -145,7 +148,8 @@ impl NoiseRuns {
         let mut judged = 0;
         let (mut loud_streak, mut spoiled_in_streak) = (0, 0);
         let mut gave_up_at = None;
-        scan_matches(block, 0, shortest, &mut self.table, |p, back, len| {
+        let table = self.table.get_or_insert_with(|| Box::new([0; TABLE_LEN]));
+        scan_matches(block, 0, shortest, table, |p, back, len| {
             let segment = p / SEGMENT;
             // The segments before this match's are searched through.
             while judged < segment {

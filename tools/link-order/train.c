@@ -1,0 +1,131 @@
+/* The code a typical C program runs in libblosc2.so.9, for the link order
+ * of its hot functions (see generate.sh). `train roundtrip` is the memory
+ * harness's round trip, smaller: super-chunk in memory, 4 MiB chunks of
+ * f64, LZ4 clevel 5, shuffle, 2 threads. `train extras` adds the other
+ * common paths: the context-free API with the default codec (BloscLZ),
+ * Zstd and zlib through contexts, bitshuffle, getitem, and frames in
+ * memory and on disk. Every result is checked, so a wrong build fails
+ * here rather than in a profile. */
+#include <blosc2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK (4 << 20)
+#define NCHUNKS 4
+
+static void fill(int k, double *out, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    double x = (double)(k * n + i);
+    out[i] = sin(x * 1e-3) * 100.0 + x * 1e-9;
+  }
+}
+
+static int fail(const char *what) {
+  fprintf(stderr, "train: %s\n", what);
+  return 1;
+}
+
+static int roundtrip(double *src, double *out) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.compcode = BLOSC_LZ4;
+  cp.clevel = 5;
+  cp.typesize = 8;
+  cp.nthreads = 2;
+  cp.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = 2;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  if (sc == NULL) return fail("schunk_new");
+  for (int k = 0; k < NCHUNKS; k++) {
+    fill(k, src, CHUNK / 8);
+    if (blosc2_schunk_append_buffer(sc, src, CHUNK) != k + 1) return fail("append");
+  }
+  for (int k = 0; k < NCHUNKS; k++) {
+    fill(k, src, CHUNK / 8);
+    if (blosc2_schunk_decompress_chunk(sc, k, out, CHUNK) != CHUNK || memcmp(out, src, CHUNK))
+      return fail("decompress_chunk");
+  }
+  blosc2_schunk_free(sc);
+  return 0;
+}
+
+/* One chunk of `nbytes` through a context with `compcode` and `filter`. */
+static int with_codec(int compcode, int filter, const double *src, double *out, int32_t nbytes) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.compcode = compcode;
+  cp.typesize = 8;
+  cp.filters[BLOSC2_MAX_FILTERS - 1] = filter;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  int32_t cap = nbytes + BLOSC2_MAX_OVERHEAD;
+  void *chunk = malloc(cap);
+  int csize = blosc2_compress_ctx(cctx, src, nbytes, chunk, cap);
+  if (csize <= 0) return fail("compress_ctx");
+  if (blosc2_decompress_ctx(dctx, chunk, csize, out, nbytes) != nbytes || memcmp(out, src, nbytes))
+    return fail("decompress_ctx");
+  double item;
+  if (blosc2_getitem_ctx(dctx, chunk, csize, 1000, 1, &item, sizeof item) != sizeof item || item != src[1000])
+    return fail("getitem_ctx");
+  free(chunk);
+  blosc2_free_ctx(cctx);
+  blosc2_free_ctx(dctx);
+  return 0;
+}
+
+static int extras(double *src, double *out) {
+  int32_t nbytes = 1 << 20;
+  fill(0, src, nbytes / 8);
+  /* The context-free API, as most programs use it first. */
+  void *chunk = malloc(nbytes + BLOSC2_MAX_OVERHEAD);
+  int csize = blosc2_compress(5, BLOSC_SHUFFLE, 8, src, nbytes, chunk, nbytes + BLOSC2_MAX_OVERHEAD);
+  if (csize <= 0) return fail("compress");
+  if (blosc2_decompress(chunk, csize, out, nbytes) != nbytes || memcmp(out, src, nbytes)) return fail("decompress");
+  double item;
+  if (blosc2_getitem(chunk, csize, 7, 1, &item, sizeof item) != sizeof item || item != src[7]) return fail("getitem");
+  free(chunk);
+  if (with_codec(BLOSC_ZSTD, BLOSC_SHUFFLE, src, out, nbytes)) return 1;
+  if (with_codec(BLOSC_ZLIB, BLOSC_SHUFFLE, src, out, nbytes)) return 1;
+  if (with_codec(BLOSC_BLOSCLZ, BLOSC_BITSHUFFLE, src, out, nbytes)) return 1;
+  /* Frames: contiguous in memory, serialized and reopened, and on disk. */
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 8;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  const char *path = "train_link_order.b2frame";
+  blosc2_remove_urlpath(path);
+  for (int on_disk = 0; on_disk < 2; on_disk++) {
+    blosc2_storage st = {.contiguous = true, .urlpath = on_disk ? (char *)path : NULL, .cparams = &cp, .dparams = &dp};
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    if (sc == NULL) return fail("frame schunk_new");
+    for (int k = 0; k < 2; k++)
+      if (blosc2_schunk_append_buffer(sc, src, nbytes) != k + 1) return fail("frame append");
+    uint8_t *cframe;
+    bool needs_free;
+    int64_t len = blosc2_schunk_to_buffer(sc, &cframe, &needs_free);
+    if (len <= 0) return fail("to_buffer");
+    blosc2_schunk *back = on_disk ? blosc2_schunk_open(path) : blosc2_schunk_from_buffer(cframe, len, true);
+    if (back == NULL) return fail("reopen");
+    if (blosc2_schunk_decompress_chunk(back, 1, out, nbytes) != nbytes || memcmp(out, src, nbytes))
+      return fail("frame decompress_chunk");
+    blosc2_schunk_free(back);
+    if (needs_free) free(cframe);
+    blosc2_schunk_free(sc);
+  }
+  blosc2_remove_urlpath(path);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int all = argc > 1 && strcmp(argv[1], "extras") == 0;
+  blosc2_init();
+  double *src = malloc(CHUNK), *out = malloc(CHUNK);
+  int rc = roundtrip(src, out);
+  if (rc == 0 && all) rc = extras(src, out);
+  free(src);
+  free(out);
+  blosc2_destroy();
+  return rc;
+}
