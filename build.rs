@@ -31,6 +31,7 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     }
     order_hot_functions();
+    link_unwinder_statically();
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/capi");
@@ -67,9 +68,6 @@ fn main() {
 /// 64 KiB at a time around each one touched, and scattered over the 2.4 MiB
 /// of `.text` these functions touched 20 such windows (1,252 KiB resident
 /// in the 1 GiB round trip of a C program; C-Blosc2 3.3.5: 492 KiB).
-/// Segments aligned to 64 KiB (glibc >= 2.35 then loads the library at a
-/// 64 KiB boundary) put those windows at the same place in every run,
-/// rather than wherever the random load address puts them.
 /// Only lld (rustc's default linker on x86_64 Linux since 1.90) has
 /// `--symbol-ordering-file`, so a probe link with the same compiler, flags
 /// and linker decides; names missing from the build are ignored quietly.
@@ -85,12 +83,28 @@ fn order_hot_functions() {
     let args = [
         format!("-Wl,--symbol-ordering-file={}", list.display()),
         "-Wl,--no-warn-symbol-ordering".to_string(),
-        "-Wl,-z,max-page-size=65536".to_string(),
     ];
     if linker_takes(&args) {
         for arg in args {
             println!("cargo:rustc-cdylib-link-arg={arg}");
         }
+    }
+}
+
+/// Linux with glibc: link libgcc's unwinder (`libgcc_eh.a`) into the
+/// library instead of loading `libgcc_s.so.1` (std refers to `_Unwind_*`
+/// for backtraces; with `panic = "abort"` nothing unwinds). Loading one
+/// more shared library cost 100 KiB resident in every C program (its
+/// headers, relocated data and the 64 KiB of code around its initializer);
+/// the unwinder's own code is only read when a backtrace is taken. Listed
+/// before the standard library's `-lgcc_s`, it resolves those symbols
+/// first, and `--as-needed` then drops `libgcc_s` (from the executables
+/// too). Not bundled: a static-library user links as before.
+fn link_unwinder_statically() {
+    let gnu_linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
+        && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    if gnu_linux && linker_takes(&["-Wl,--push-state,-Bstatic,-lgcc_eh,--pop-state".to_string()]) {
+        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
 }
 

@@ -2,14 +2,20 @@
 //! contexts used 2 threads has none of the parent's helpers, and may have
 //! been forked while one of them held the helpers' lock. Its round trips
 //! must still be correct, finish (no deadlock), and run on helpers of its
-//! own again. Each child reports by exit status; the parent waits with a
-//! deadline and kills a child that hangs.
+//! own again. A C-API context another thread of the parent was inside at
+//! the fork fails at once in the child rather than wait for that thread.
+//! Each child reports by exit status; the parent waits with a deadline and
+//! kills a child that hangs.
 
+use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use blosc2::capi::context::{blosc2_compress_ctx, blosc2_create_cctx, blosc2_free_ctx};
+use blosc2::capi::misc::blosc2_get_blosc2_cparams_defaults;
+use blosc2::capi::types::{blosc2_context, blosc2_prefilter_params};
 use blosc2::engine::constants::{codec, filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::params::{CParams, DParams};
@@ -197,4 +203,77 @@ fn forks_during_parallel_work_do_not_hang() {
     }
     stop.store(true, Ordering::Relaxed);
     busy.join().expect("busy thread");
+}
+
+/// Set by the prefilter of the test below once it is inside a call.
+static PREFILTER_INSIDE: AtomicBool = AtomicBool::new(false);
+/// Lets that prefilter (and so its call) finish.
+static PREFILTER_LET_GO: AtomicBool = AtomicBool::new(false);
+
+/// A prefilter that copies its block, then waits until let go: the call
+/// around it holds the context meanwhile.
+unsafe extern "C" fn copy_and_hold(params: *mut blosc2_prefilter_params) -> c_int {
+    // SAFETY: the library hands a valid params block whose `input` and
+    // `output` each span `output_size` bytes.
+    unsafe {
+        let p = &*params;
+        std::ptr::copy_nonoverlapping(p.input, p.output, p.output_size as usize);
+    }
+    PREFILTER_INSIDE.store(true, Ordering::SeqCst);
+    while !PREFILTER_LET_GO.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(1));
+    }
+    0
+}
+
+/// A C-API context in use by another thread of the parent when it forks:
+/// in the child that thread is gone and never lets go of the context, so
+/// using it fails at once (it used to wait forever), while a new context
+/// works.
+#[test]
+fn a_context_held_by_another_thread_at_the_fork_fails_in_the_child() {
+    let mut cp = blosc2_get_blosc2_cparams_defaults();
+    cp.typesize = 4;
+    cp.nthreads = 1;
+    cp.prefilter = Some(copy_and_hold);
+    // SAFETY: valid parameters; the context is freed below.
+    let held = unsafe { blosc2_create_cctx(cp) } as usize;
+    assert_ne!(held, 0);
+    let compress = |ctx: usize| {
+        let src = data(1 << 16, 6);
+        let mut dst = vec![0u8; src.len() + MAX_OVERHEAD];
+        // SAFETY: a live context and buffers of the sizes given.
+        unsafe {
+            blosc2_compress_ctx(
+                ctx as *mut blosc2_context,
+                src.as_ptr().cast(),
+                src.len() as i32,
+                dst.as_mut_ptr().cast(),
+                dst.len() as i32,
+            )
+        }
+    };
+    let user = thread::spawn(move || compress(held));
+    while !PREFILTER_INSIDE.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(1));
+    }
+    let status = in_child(|| {
+        let mut fresh = blosc2_get_blosc2_cparams_defaults();
+        fresh.typesize = 4;
+        // SAFETY: valid parameters; freed right after.
+        let ctx = unsafe { blosc2_create_cctx(fresh) } as usize;
+        let ok = ctx != 0 && compress(ctx) > 0;
+        // SAFETY: created just above.
+        unsafe { blosc2_free_ctx(ctx as *mut blosc2_context) };
+        compress(held) < 0 && ok
+    });
+    PREFILTER_LET_GO.store(true, Ordering::SeqCst);
+    assert!(user.join().expect("user thread") > 0);
+    // SAFETY: created above, no longer in use.
+    unsafe { blosc2_free_ctx(held as *mut blosc2_context) };
+    assert_eq!(
+        status,
+        Some(0),
+        "child failed (1: the held context worked or a new one failed; 2: panic; None: hung)"
+    );
 }

@@ -8,10 +8,11 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
 use crate::engine::context::{Context, Mode};
+use crate::engine::threads::forks;
 
 use super::boundary::{
     bytes, bytes_mut, code_of, ffi_boundary, put, to_code, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MAX_BUFSIZE_EXCEEDED,
@@ -23,12 +24,6 @@ use super::types::{
     blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_params, blosc2_prefilter_params, blosc2_tuner,
     CONTEXT_MAGIC,
 };
-
-/// A non-zero number unique to the calling thread while it lives.
-fn thread_token() -> usize {
-    // SAFETY: pthread_self has no preconditions and cannot fail.
-    (unsafe { libc::pthread_self() }) as usize
-}
 
 /// Exclusive use of a context's engine; releases it when dropped.
 pub(crate) struct EngineGuard<'a> {
@@ -61,9 +56,12 @@ impl Drop for EngineGuard<'_> {
 impl blosc2_context {
     /// The engine, or `ERR_FAILURE` when this thread is already inside it
     /// (a pre/postfilter calling back with its own context). Another thread
-    /// using the context (undefined behaviour in C) is waited for.
+    /// using the context (undefined behaviour in C) is waited for, unless
+    /// it is a thread of the process this one was forked from, which the
+    /// fork caught inside: it is not here to let go, and the engine holds
+    /// whatever its call had half done, so that is `ERR_FAILURE` too.
     pub(crate) fn engine(&self) -> Result<EngineGuard<'_>, c_int> {
-        let me = thread_token();
+        let me = forks::token();
         let mut tries = 0u32;
         loop {
             match self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed) {
@@ -72,7 +70,9 @@ impl blosc2_context {
                     self.refresh_plugin_env(&mut guard);
                     return Ok(guard);
                 }
-                Err(holder) if holder == me => return Err(ERR_FAILURE),
+                Err(holder) if forks::same_thread(holder, me) || !forks::of_this_process(holder, me) => {
+                    return Err(ERR_FAILURE)
+                }
                 Err(_) if tries < 64 => {
                     tries += 1;
                     std::thread::yield_now();
@@ -230,7 +230,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             postparams: std::ptr::null_mut(),
             tuner: None,
             engine: UnsafeCell::new(Context::compressor(setup.engine)),
-            owner: AtomicUsize::new(0),
+            owner: AtomicU64::new(0),
             used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);
@@ -302,7 +302,7 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
             tuner: None,
             postparams,
             engine: UnsafeCell::new(Context::decompressor(setup.engine)),
-            owner: AtomicUsize::new(0),
+            owner: AtomicU64::new(0),
             used_blocksize: AtomicI32::new(0),
         });
         let raw = Box::into_raw(handle);

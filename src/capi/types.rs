@@ -9,7 +9,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicI32, AtomicUsize};
+use std::sync::atomic::{AtomicI32, AtomicU64};
 
 use crate::engine::context::{Context, Mode};
 
@@ -412,12 +412,13 @@ pub struct blosc2_context {
     pub(crate) tuner: Option<blosc2_tuner>,
     /// Reached only through `EngineGuard` (`context.rs`), i.e. by the thread in `owner`.
     pub(crate) engine: UnsafeCell<Context>,
-    /// The lock of `engine`: the token of the thread using it, 0 when free.
+    /// The lock of `engine`: the token of the thread using it
+    /// (`engine::threads::forks::token`), 0 when free.
     /// A bare atomic rather than a `Mutex` because a call on a small chunk
     /// is tens of nanoseconds and a mutex costs two atomic exchanges per
     /// call (its release must look for sleepers); releasing this one is a
     /// plain store.
-    pub(crate) owner: AtomicUsize,
+    pub(crate) owner: AtomicU64,
     /// The block size of the last chunk compressed (0 before the first),
     /// which `blosc2_ctx_get_cparams` reports as 3.3.5 does.
     pub(crate) used_blocksize: AtomicI32,

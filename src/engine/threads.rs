@@ -10,10 +10,11 @@
 //! of its own. Scratch space stays per context, so contexts used from
 //! different threads at once share no buffers.
 
+pub mod forks;
 mod helpers;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use super::codecs::CodecScratch;
 use super::error::{Error, Result};
@@ -80,16 +81,69 @@ pub fn grow_scratch(v: &mut Vec<u8>, n: usize) {
 /// for every `i < n`, possibly in parallel, and return when all are done.
 pub type JobRunner = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Send + Sync;
 
-static JOB_RUNNER: RwLock<Option<Arc<JobRunner>>> = RwLock::new(None);
+/// The job runner lives in one of a few slots, each entered by one thread
+/// at a time (its token in [`RUNNER_HOLDERS`], see [`forks`]) for the
+/// moment it takes to read or replace it. A process forked while a thread
+/// of its parent was in the slot (a rare moment, but one a lock would turn
+/// into a hang: that thread is not in the child to let go) leaves the slot
+/// behind and moves to the next one, which starts with no runner (the
+/// library's helper threads), as the helper sets do (see `helpers`).
+const RUNNER_SLOTS: usize = 8;
+
+static RUNNERS: [Mutex<Option<Arc<JobRunner>>>; RUNNER_SLOTS] = [const { Mutex::new(None) }; RUNNER_SLOTS];
+
+/// The token of the thread in each slot (0: none).
+static RUNNER_HOLDERS: [AtomicU64; RUNNER_SLOTS] = [const { AtomicU64::new(0) }; RUNNER_SLOTS];
+
+/// The slot in use.
+static RUNNER_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+/// Run `f` on the job runner, alone; None once forks that each caught a
+/// thread in a slot have used up every slot.
+fn with_job_runner<R>(f: impl FnOnce(&mut Option<Arc<JobRunner>>) -> R) -> Option<R> {
+    let (at, mut runner) = enter_runner_slot()?;
+    let r = f(&mut runner);
+    drop(runner);
+    RUNNER_HOLDERS[at].store(0, Ordering::Release);
+    Some(r)
+}
+
+/// Enter the slot in use: its number and its runner.
+fn enter_runner_slot() -> Option<(usize, MutexGuard<'static, Option<Arc<JobRunner>>>)> {
+    let me = forks::token();
+    loop {
+        let at = RUNNER_SLOT.load(Ordering::Acquire);
+        let holder = RUNNER_HOLDERS.get(at)?;
+        match holder.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed) {
+            Ok(_) => match RUNNERS[at].try_lock() {
+                Ok(runner) => return Some((at, runner)),
+                Err(TryLockError::Poisoned(p)) => return Some((at, p.into_inner())),
+                // Only the token's holder takes the mutex, so it is free
+                // unless a fork caught a thread of the parent holding it.
+                Err(TryLockError::WouldBlock) => {}
+            },
+            // Another thread of this process, in for a moment.
+            Err(other) if forks::of_this_process(other, me) => {
+                std::thread::yield_now();
+                continue;
+            }
+            // A thread of an ancestor process, caught inside by the fork.
+            Err(_) => {}
+        }
+        let _ = RUNNER_SLOT.compare_exchange(at, at + 1, Ordering::AcqRel, Ordering::Acquire);
+    }
+}
 
 /// Run parallel work through `runner` instead of the library's worker
 /// threads (`None`: back to the worker threads).
 pub fn set_job_runner(runner: Option<Arc<JobRunner>>) {
-    *JOB_RUNNER.write().unwrap_or_else(|p| p.into_inner()) = runner;
+    // The old runner is dropped outside the slot.
+    let old = with_job_runner(|slot| std::mem::replace(slot, runner));
+    drop(old);
 }
 
 fn job_runner() -> Option<Arc<JobRunner>> {
-    JOB_RUNNER.read().unwrap_or_else(|p| p.into_inner()).clone()
+    with_job_runner(|slot| slot.clone()).flatten()
 }
 
 /// `nthreads` workers for one context: the caller plus up to
@@ -341,8 +395,12 @@ mod tests {
         });
     }
 
+    /// Tests that set the process-wide job runner, one at a time.
+    static RUNNER_TESTS: Mutex<()> = Mutex::new(());
+
     #[test]
     fn a_job_runner_gets_one_job_per_worker() {
+        let _alone = RUNNER_TESTS.lock().unwrap_or_else(|p| p.into_inner());
         use std::sync::atomic::AtomicUsize;
         static JOBS: AtomicUsize = AtomicUsize::new(0);
         // Serial, and skipping the last job: the pool finishes its items.
@@ -364,5 +422,29 @@ mod tests {
         for (i, c) in out.chunks(100).enumerate() {
             assert!(c.iter().all(|&b| b == i as u8 + 1));
         }
+    }
+
+    /// The job runner's slot held by a thread of an ancestor process (what
+    /// a fork taken while another thread read or set the runner leaves in
+    /// the child): setting and reading the runner move on to the next
+    /// slot at once instead of waiting for a thread that is not there.
+    #[test]
+    fn a_runner_slot_left_held_by_a_fork_is_skipped() {
+        let _alone = RUNNER_TESTS.lock().unwrap_or_else(|p| p.into_inner());
+        let me = forks::token();
+        let ancestor = me ^ (1 << 32);
+        assert!(!forks::of_this_process(ancestor, me));
+        let at = RUNNER_SLOT.load(Ordering::Acquire);
+        // Wait out other tests' moments in the slot, then play the thread
+        // the fork left behind.
+        while RUNNER_HOLDERS[at]
+            .compare_exchange(0, ancestor, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            std::thread::yield_now();
+        }
+        set_job_runner(None);
+        assert!(RUNNER_SLOT.load(Ordering::Acquire) > at);
+        assert!(job_runner().is_none());
     }
 }
