@@ -27,5 +27,6 @@ pub mod params;
 pub mod pipeline_choice;
 pub mod plugins;
 pub mod prefault;
+pub mod prefetch;
 pub mod schunk;
 pub mod threads;

@@ -9,6 +9,11 @@ use super::MAX_DIM;
 use crate::engine::chunk::compress::BlockSource;
 use crate::engine::error::Result;
 use crate::engine::filters::shuffle;
+use crate::engine::prefetch::prefetch_read;
+
+/// How many buffer rows ahead of the row being shuffled the gather
+/// prefetches: a 4 KiB page ahead for 1 KiB buffer rows.
+const PREFETCH_ROWS: usize = 4;
 
 /// Where a block sits and which part of the region falls in it: the
 /// block's first item and the region's part `[s0, s1)`, in array
@@ -103,6 +108,7 @@ impl BlockSource for RegionBlocks<'_> {
             return Ok(false);
         };
         let n = self.block_len / width;
+        let buffer_row = self.bufshape[nd - 1] as usize * self.itemsize;
         let mut src_start = [0i64; MAX_DIM];
         let mut src_stop = [0i64; MAX_DIM];
         let mut dst_start = [0i64; MAX_DIM];
@@ -121,7 +127,12 @@ impl BlockSource for RegionBlocks<'_> {
             out.len(),
             self.blockshape,
             &dst_start[..nd],
-            |row, at| shuffle::shuffle_run(width, n, at / width, row, out),
+            |row, at| {
+                // The row a few buffer rows further on (next page's rows).
+                let here = row.as_ptr() as usize - self.buffer.as_ptr() as usize;
+                prefetch_read(self.buffer, here + PREFETCH_ROWS * buffer_row, row.len());
+                shuffle::shuffle_run(width, n, at / width, row, out)
+            },
         )?;
         Ok(true)
     }
