@@ -196,21 +196,19 @@ pub fn copy_buffer(
     dst_pad_shape: &[i64],
     dst_start: &[i64],
 ) -> Result<()> {
-    let p = plan(
+    let dst_len = dst.len();
+    for_each_row(
         ndim,
         itemsize,
-        src.len(),
+        src,
         src_pad_shape,
         src_start,
         src_stop,
-        dst.len(),
+        dst_len,
         dst_pad_shape,
         dst_start,
-    )?;
-    if let Some(p) = p {
-        p.run(itemsize, |s, d, n| dst[d..d + n].copy_from_slice(&src[s..s + n]));
-    }
-    Ok(())
+        |row, d| dst[d..d + row.len()].copy_from_slice(row),
+    )
 }
 
 /// The rows a [`copy_buffer`] with these arguments copies, handed to

@@ -35,21 +35,27 @@ pub(super) struct RegionBlocks<'a> {
 }
 
 impl RegionBlocks<'_> {
+    /// The region's part in block `j` as a copy between the caller's
+    /// buffer and the block: the part's start and stop in the buffer, and
+    /// its start in the block; `None` when the region misses the block.
+    fn block_part(&self, j: usize) -> Option<[[i64; MAX_DIM]; 3]> {
+        let (bstart, s0, s1) = self.parts.get(j).copied().flatten()?;
+        let mut part = [[0i64; MAX_DIM]; 3];
+        for i in 0..self.nd {
+            part[0][i] = s0[i] - self.region.start[i];
+            part[1][i] = s1[i] - self.region.start[i];
+            part[2][i] = s0[i] - bstart[i];
+        }
+        Some(part)
+    }
+
     /// Copy the region's part in block `j` into `dst` (the block), leaving
     /// its other bytes as they are.
     pub fn copy_into(&self, j: usize, dst: &mut [u8]) -> Result<()> {
-        let Some((bstart, s0, s1)) = self.parts.get(j).copied().flatten() else {
+        let Some([src_start, src_stop, dst_start]) = self.block_part(j) else {
             return Ok(());
         };
         let nd = self.nd;
-        let mut src_start = [0i64; MAX_DIM];
-        let mut src_stop = [0i64; MAX_DIM];
-        let mut dst_start = [0i64; MAX_DIM];
-        for i in 0..nd {
-            src_start[i] = s0[i] - self.region.start[i];
-            src_stop[i] = s1[i] - self.region.start[i];
-            dst_start[i] = s0[i] - bstart[i];
-        }
         copy_buffer(
             nd,
             self.itemsize,
@@ -104,19 +110,11 @@ impl BlockSource for RegionBlocks<'_> {
         {
             return Ok(false);
         }
-        let Some((bstart, s0, s1)) = self.parts.get(j).copied().flatten() else {
+        let Some([src_start, src_stop, dst_start]) = self.block_part(j) else {
             return Ok(false);
         };
         let n = self.block_len / width;
         let buffer_row = self.bufshape[nd - 1] as usize * self.itemsize;
-        let mut src_start = [0i64; MAX_DIM];
-        let mut src_stop = [0i64; MAX_DIM];
-        let mut dst_start = [0i64; MAX_DIM];
-        for i in 0..nd {
-            src_start[i] = s0[i] - self.region.start[i];
-            src_stop[i] = s1[i] - self.region.start[i];
-            dst_start[i] = s0[i] - bstart[i];
-        }
         for_each_row(
             nd,
             self.itemsize,

@@ -6,16 +6,8 @@
 //! exact copies near the end of the output.
 
 use super::block::MIN_MATCH;
-use super::decode_bare::PROBE_AT;
+use super::choose::{mostly_bare, mostly_short_periods, BARE_MIN_OUTPUT, PROBE_AT, SHORT_PERIOD_MIN_OUTPUT};
 use crate::engine::codecs::pattern::{copy_match_exact, copy_short, copy_short_period, INLINE_COPY_MAX};
-
-/// Smallest output for which the decoder samples a block for the early-load
-/// loop (see `decode_fast::mostly_short_periods`).
-const EARLY_MIN_OUTPUT: usize = 16 * 1024;
-
-/// Smallest output for which the decoder looks for a block of bare
-/// matches (see `decode_bare`).
-const BARE_MIN_OUTPUT: usize = 64 * 1024;
 
 /// Reads the extension bytes of a length whose nibble was 15. Saturates
 /// rather than wraps (a hostile run of 255s on a 32-bit target), which the
@@ -145,9 +137,9 @@ pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
     // the sample: there its cost (4% of the decoding time) outweighs what
     // early loads could save, and shuffled planes are not the unshuffled
     // integer ramps they serve.
-    let short_periods = FAST && oend >= EARLY_MIN_OUTPUT && super::decode_fast::mostly_short_periods(src);
+    let short_periods = FAST && oend >= SHORT_PERIOD_MIN_OUTPUT && mostly_short_periods(src);
     // Blocks of 64 KiB or more may qualify for the loop of bare matches,
-    // looked at once their first 16 KiB are decoded (see `decode_bare`).
+    // looked at once their first 16 KiB are decoded (see `choose`).
     let mut probe = FAST && !short_periods && oend >= BARE_MIN_OUTPUT;
     let mut bare = false;
     loop {
@@ -155,7 +147,7 @@ pub(crate) fn decode_with<const DICT: bool, const FAST: bool>(
             if probe {
                 probe = false;
                 (ip, op) = super::decode_fast::run_plain(src, &mut out[..PROBE_AT], ip, op);
-                bare = super::decode_bare::mostly_bare(src, ip);
+                bare = mostly_bare(src, ip);
             }
             (ip, op) = if short_periods {
                 super::decode_fast::run_short_periods(src, out, ip, op)

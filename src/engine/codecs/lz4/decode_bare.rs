@@ -13,7 +13,7 @@
 //!
 //! On blocks with literals in more than a few sequences the branch
 //! mispredicts and the out-of-line calls add up: binary data decodes 25%
-//! slower here than in the plain loop. So [`mostly_bare`] looks at a block
+//! slower here than in the plain loop. So `choose::mostly_bare` looks at a block
 //! after its first 16 KiB and the decoder picks this loop only for blocks
 //! that qualify.
 //!
@@ -23,58 +23,9 @@
 #![allow(unsafe_code)]
 
 use super::block::MIN_MATCH;
-use super::decode::read_len_ext;
 #[cfg(test)]
 use super::decode_fast::Checked;
 use super::decode_fast::{one_sequence, Access, Unchecked, IN_ROOM, OUT_ROOM};
-
-/// Output decoded with the plain loop before [`mostly_bare`] looks at a
-/// block: its first sequences, without history to match, carry literals.
-pub(super) const PROBE_AT: usize = 16 * 1024;
-
-/// Sequences [`mostly_bare`] looks at.
-const SAMPLE: usize = 32;
-
-/// Whether the [`SAMPLE`] sequences from `src[ip..]` are at least 28 bare
-/// matches and at most one sequence `one_sequence` would have to take.
-/// The benchmark's 4 MiB of text: LZ4 94% of the sequences bare, 1.3%
-/// rare, 30 of 32 blocks picked; LZ4HC 91% and 5.7%, 7 of 16 blocks
-/// (neither loop is faster there). Binary code (35% bare, 26% rare) and
-/// shuffled floats (6% bare) stay with the plain loop. Reads only sequence
-/// headers, bounds-checked; a malformed header or the block's end ends the
-/// sample (`false`).
-#[inline(never)]
-pub(super) fn mostly_bare(src: &[u8], mut ip: usize) -> bool {
-    let mut bare = 0;
-    let mut rare = 0;
-    for _ in 0..SAMPLE {
-        let Some(&token) = src.get(ip) else { return false };
-        ip += 1;
-        let mut lit = (token >> 4) as usize;
-        if lit == 15 {
-            let Some(n) = read_len_ext(src, &mut ip) else {
-                return false;
-            };
-            lit = lit.saturating_add(n);
-        }
-        ip = ip.saturating_add(lit);
-        let Some(b) = src.get(ip..ip.saturating_add(2)) else {
-            return false;
-        };
-        ip += 2;
-        let offset = u16::from_le_bytes([b[0], b[1]]);
-        if lit == 0 {
-            bare += 1;
-        }
-        if lit >= 15 || token & 15 == 15 || offset < 8 {
-            rare += 1;
-        }
-        if token & 15 == 15 && read_len_ext(src, &mut ip).is_none() {
-            return false;
-        }
-    }
-    bare >= SAMPLE - 4 && rare <= 1
-}
 
 /// Decodes sequences from `(ip, op)` on and returns the position of the
 /// first one it leaves to the caller, as `decode_fast::run` does (same

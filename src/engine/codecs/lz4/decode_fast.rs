@@ -29,7 +29,7 @@
 //! item) has its first bytes loaded before the literals are stored: see
 //! [`loads_head_early`]. Text pays for even that one test per sequence (its
 //! sequences take 9 cycles each), so the loop comes in two builds, and
-//! [`mostly_short_periods`] picks one per block from its first sequences.
+//! `choose::mostly_short_periods` picks one per block from its first sequences.
 //!
 //! The loop is written once, over an [`Access`] to the buffers: [`run`]
 //! with unchecked pointer reads and writes, [`run_checked`] with slice
@@ -179,50 +179,6 @@ unsafe fn short_pattern<A: Access>(out: &[u8], m: usize, offset: usize) -> [u8; 
             ),
         }
     }
-}
-
-/// Sequences [`mostly_short_periods`] looks at.
-const SAMPLE: usize = 8;
-
-/// Whether all but at most one of the first [`SAMPLE`] sequences of the
-/// block `src` have a match 8 to 15 bytes back: then [`run`] with early
-/// loads decodes it. Stops at the second miss, so that other blocks pay
-/// for two or three headers only: the byte planes of shuffled data come in
-/// blocks of a few KiB, where a longer sample (16 sequences, up to 5
-/// misses) cost 8% of the decoding time. Reads only sequence headers,
-/// bounds-checked; a malformed header ends the sample.
-#[inline(never)]
-pub(super) fn mostly_short_periods(src: &[u8]) -> bool {
-    let mut ip = 0;
-    let mut hits = 0;
-    let mut misses = 0;
-    while hits + misses < SAMPLE {
-        let Some(&token) = src.get(ip) else { return false };
-        ip += 1;
-        let mut lit = (token >> 4) as usize;
-        if lit == 15 {
-            let Some(n) = read_len_ext(src, &mut ip) else {
-                return false;
-            };
-            lit = lit.saturating_add(n);
-        }
-        let Some(b) = src.get(ip.saturating_add(lit)..ip.saturating_add(lit).saturating_add(2)) else {
-            return false;
-        };
-        if (8..16).contains(&u16::from_le_bytes([b[0], b[1]])) {
-            hits += 1;
-        } else {
-            misses += 1;
-            if misses > 1 {
-                return false;
-            }
-        }
-        ip += lit + 2;
-        if token & 15 == 15 && read_len_ext(src, &mut ip).is_none() {
-            return false;
-        }
-    }
-    true
 }
 
 /// [`run`] with early loads, as a function of its own: inlined next to the

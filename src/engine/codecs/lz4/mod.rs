@@ -12,6 +12,7 @@
 //! the last 5 bytes are literals and no match starts in the last 12 bytes.
 
 pub(crate) mod block;
+mod choose;
 mod decode;
 mod decode_bare;
 mod decode_fast;

@@ -751,7 +751,7 @@ fn words(n: usize) -> Vec<u8> {
 /// panicking.
 #[test]
 fn bare_match_blocks_are_recognised() {
-    use super::decode_bare::mostly_bare;
+    use super::choose::mostly_bare;
     /// The input position of the first sequence ending past `at` bytes of
     /// output (where the decoder looks).
     fn position_past(block: &[u8], at: usize) -> usize {
@@ -775,7 +775,7 @@ fn bare_match_blocks_are_recognised() {
     }
     let n = 128 * 1024;
     let text = words(n);
-    let at = super::decode_bare::PROBE_AT;
+    let at = super::choose::PROBE_AT;
     let lz4 = roundtrip(&fast(5), &text, None);
     assert!(mostly_bare(&lz4, position_past(&lz4, at)));
     for data in [arange(n, 8), shuffle(&arange(n, 8), 8)] {
@@ -800,7 +800,7 @@ fn bare_match_blocks_are_recognised() {
 /// without panicking.
 #[test]
 fn short_period_blocks_are_recognised() {
-    use super::decode_fast::mostly_short_periods;
+    use super::choose::mostly_short_periods;
     let n = 70_000;
     let ramp = roundtrip(&fast(9), &arange(n, 8), None);
     assert!(mostly_short_periods(&ramp));
