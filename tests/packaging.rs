@@ -74,3 +74,36 @@ fn cmake_installs_the_licence_notices_man_page_and_recordio_header() {
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
     assert!(manifest.contains("license = \"BSD-3-Clause\""));
 }
+
+/// build.rs orders the release library's hot functions by the patterns of
+/// tools/link-order/hot-symbols.txt; a pattern that kept a symbol's hash,
+/// a crate disambiguator or a ThinLTO suffix would match only the build it
+/// was made from (another checkout, the next edit), silently.
+#[test]
+fn link_order_patterns_hold_nothing_build_specific() {
+    let list = std::fs::read_to_string(root().join("tools/link-order/hot-symbols.txt")).expect("hot-symbols.txt");
+    let mut build_specific = Vec::new();
+    for pattern in list
+        .lines()
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with('#'))
+    {
+        let legacy_hash = pattern.starts_with("_ZN") && !pattern.ends_with("17h*");
+        // v0: a crate's disambiguator is `Cs<base62>_`, kept as `Cs*_`.
+        let crate_hash = pattern.starts_with("_R")
+            && pattern.match_indices("Cs").any(|(at, _)| {
+                let run: String = pattern[at + 2..]
+                    .chars()
+                    .take_while(char::is_ascii_alphanumeric)
+                    .collect();
+                !run.is_empty() && pattern[at + 2 + run.len()..].starts_with('_')
+            });
+        if legacy_hash || crate_hash || pattern.contains(".llvm.") {
+            build_specific.push(pattern.to_string());
+        }
+    }
+    assert!(
+        build_specific.is_empty(),
+        "regenerate with tools/link-order/generate.sh: {build_specific:?}"
+    );
+}

@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""Print the functions of a shared library that callgrind saw run, for
-lld's --symbol-ordering-file: the first profile's in the order they first
-ran, then each further profile's new ones.
+"""Print the functions of a shared library that callgrind saw run, as the
+glob patterns of build.rs's link order: the first profile's in the order
+they first ran, then each further profile's new ones.
 
 usage: hot_symbols.py LIB PROFILE...   (callgrind run with --demangle=no)
+       hot_symbols.py --check LIB LIST (how many of LIST's patterns match
+                                        no function of LIB)
 
 Callgrind names functions without a dynamic symbol (the C runtime's
 frame_dummy and its neighbours, run when the library is loaded) by
 address: those become the name of the function at that address in LIB's
 symbol table. Callgrind marks recursion with a 'N suffix, stripped here.
 Only names in LIB's symbol table are printed.
+
+A pattern is the symbol with what differs between builds of the same code
+replaced by `*`: the hash of a legacy Rust symbol (`17h<16 hex>E`, which
+depends on the crate's path), the crate disambiguators of a v0 one
+(`Cs<base62>_`), and ThinLTO's `.llvm.<n>` suffix (which changes with any
+edit of the module).
 """
+import fnmatch
 import os
 import re
 import subprocess
@@ -66,7 +75,45 @@ def named(function, defined, by_address):
     return by_address[max(below)] if below else function
 
 
+# Functions the C runtime links in without a section of their own: the
+# linker script names their object's whole .text instead.
+RUNTIME_TEXT = {
+    "deregister_tm_clones": "*crtbeginS.o(.text)",
+    "register_tm_clones": "*crtbeginS.o(.text)",
+    "__do_global_dtors_aux": "*crtbeginS.o(.text)",
+    "frame_dummy": "*crtbeginS.o(.text)",
+    "pthread_atfork": "*libc_nonshared.a:pthread_atfork.o*(.text)",
+}
+
+
+def pattern(symbol):
+    """The build-independent glob pattern of `symbol`."""
+    if symbol in RUNTIME_TEXT:
+        return RUNTIME_TEXT[symbol]
+    symbol = re.sub(r"\.llvm\.\d+$", "*", symbol)
+    if symbol.startswith("_ZN"):
+        return re.sub(r"17h[0-9a-f]{16}E\*?$", "17h*", symbol)
+    if symbol.startswith("_R"):
+        return re.sub(r"Cs[0-9A-Za-z]+_", "Cs*_", symbol)
+    return symbol
+
+
+def check(lib, listing):
+    """Print how many patterns of `listing` match no function of `lib`, then those."""
+    defined = defined_functions(os.path.realpath(lib))
+    with open(listing) as f:
+        patterns = [p.strip() for p in f if p.strip() and not p.startswith("#")]
+    runtime = set(RUNTIME_TEXT.values())
+    missing = [p for p in patterns if p not in runtime and not fnmatch.filter(defined, p)]
+    print(f"{len(missing)} of {len(patterns)} listed patterns match no function of {lib}:")
+    for p in missing:
+        print(p)
+
+
 def main():
+    if sys.argv[1] == "--check":
+        check(sys.argv[2], sys.argv[3])
+        return
     lib = os.path.realpath(sys.argv[1])
     defined = defined_functions(lib)
     by_address = {}
@@ -75,9 +122,8 @@ def main():
     order = []
     for profile in sys.argv[2:]:
         order.extend(named(f, defined, by_address) for f in functions_run(profile, lib))
-    for name in dict.fromkeys(order):
-        if name in defined:
-            print(name)
+    for name in dict.fromkeys(pattern(n) for n in order if n in defined):
+        print(name)
 
 
 if __name__ == "__main__":
