@@ -4,18 +4,32 @@
 //! must still be correct, finish (no deadlock), and run on helpers of its
 //! own again. A C-API context another thread of the parent was inside at
 //! the fork fails at once in the child rather than wait for that thread.
+//! The same holds for every lock a C program reaches: a super-chunk another
+//! thread was inside fails in the child, while the registry of
+//! super-chunks, the global settings and the global functions' contexts
+//! go on working.
 //! Each child reports by exit status; the parent waits with a deadline and
-//! kills a child that hangs.
+//! kills a child that hangs. The tests run one at a time: one of them sets
+//! the process-wide threads callback.
 
-use std::ffi::c_int;
+use std::cell::Cell;
+use std::ffi::{c_int, c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use blosc2::capi::context::{blosc2_compress_ctx, blosc2_create_cctx, blosc2_free_ctx};
-use blosc2::capi::misc::blosc2_get_blosc2_cparams_defaults;
-use blosc2::capi::types::{blosc2_context, blosc2_prefilter_params};
+use blosc2::capi::global::{
+    blosc1_get_compressor, blosc1_set_compressor, blosc2_compress, blosc2_decompress, blosc2_destroy,
+    blosc2_get_nthreads, blosc2_init, blosc2_set_nthreads, blosc2_set_threads_callback,
+};
+use blosc2::capi::misc::{blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults};
+use blosc2::capi::schunk::{
+    blosc2_schunk_append_buffer, blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_new,
+};
+use blosc2::capi::types::{blosc2_context, blosc2_cparams, blosc2_prefilter_params};
+use blosc2::capi::types_schunk::{blosc2_schunk, blosc2_storage};
 use blosc2::engine::constants::{codec, filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::params::{CParams, DParams};
@@ -23,6 +37,12 @@ use blosc2::engine::schunk::{SChunk, Storage};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 const LEN: usize = 4 << 20;
+
+/// One test at a time (see the module comment).
+fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// Compressible float-like bytes, different for every `seed`.
 fn data(len: usize, seed: u64) -> Vec<u8> {
@@ -116,6 +136,7 @@ fn in_child(work: impl FnOnce() -> bool) -> Option<i32> {
 /// of its own.
 #[test]
 fn a_child_round_trips_on_its_own_helpers() {
+    let _serial = serial();
     let src = data(LEN, 1);
     assert!(round_trip(
         &mut Context::compressor(cparams(2)),
@@ -143,6 +164,7 @@ fn a_child_round_trips_on_its_own_helpers() {
 /// 2 threads in the parent, used again by the child.
 #[test]
 fn a_child_uses_the_parents_contexts() {
+    let _serial = serial();
     let src = data(LEN, 3);
     let mut cctx = Context::compressor(cparams(2));
     let mut dctx = Context::decompressor(dparams(2));
@@ -175,6 +197,7 @@ fn a_child_uses_the_parents_contexts() {
 /// round trip (a child that waited on that lock would hang).
 #[test]
 fn forks_during_parallel_work_do_not_hang() {
+    let _serial = serial();
     let stop = Arc::new(AtomicBool::new(false));
     let busy = {
         let stop = stop.clone();
@@ -232,6 +255,7 @@ unsafe extern "C" fn copy_and_hold(params: *mut blosc2_prefilter_params) -> c_in
 /// works.
 #[test]
 fn a_context_held_by_another_thread_at_the_fork_fails_in_the_child() {
+    let _serial = serial();
     let mut cp = blosc2_get_blosc2_cparams_defaults();
     cp.typesize = 4;
     cp.nthreads = 1;
@@ -276,4 +300,308 @@ fn a_context_held_by_another_thread_at_the_fork_fails_in_the_child() {
         Some(0),
         "child failed (1: the held context worked or a new one failed; 2: panic; None: hung)"
     );
+}
+
+/// A point where a thread of the parent stops until let go, so that a fork
+/// catches it there.
+struct Gate {
+    inside: AtomicBool,
+    let_go: AtomicBool,
+}
+
+impl Gate {
+    const fn new() -> Gate {
+        Gate {
+            inside: AtomicBool::new(false),
+            let_go: AtomicBool::new(false),
+        }
+    }
+
+    fn stop_here(&self) {
+        self.inside.store(true, Ordering::SeqCst);
+        while !self.let_go.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn wait_until_inside(&self) {
+        let start = Instant::now();
+        while !self.inside.load(Ordering::SeqCst) {
+            assert!(start.elapsed() < DEADLINE, "the thread never reached the gate");
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn open(&self) {
+        self.let_go.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A new in-memory super-chunk of 8-byte items; `prefilter` may be None.
+fn new_schunk(prefilter: Option<unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int>) -> usize {
+    let mut cp: blosc2_cparams = blosc2_get_blosc2_cparams_defaults();
+    cp.typesize = 8;
+    cp.nthreads = 1;
+    cp.prefilter = prefilter;
+    let mut dp = blosc2_get_blosc2_dparams_defaults();
+    let mut storage = blosc2_storage {
+        contiguous: false,
+        urlpath: std::ptr::null_mut(),
+        cparams: &mut cp,
+        dparams: &mut dp,
+        io: std::ptr::null_mut(),
+    };
+    // SAFETY: a valid storage for the duration of the call (it is copied).
+    unsafe { blosc2_schunk_new(&mut storage) as usize }
+}
+
+/// Append `src` to the super-chunk: the chunk count or a negative code.
+fn append(schunk: usize, src: &[u8]) -> i64 {
+    // SAFETY: a super-chunk made by `new_schunk` (or a freed one, which
+    // the library refuses) and a buffer of the size given.
+    unsafe { blosc2_schunk_append_buffer(schunk as *mut blosc2_schunk, src.as_ptr().cast(), src.len() as i32) }
+}
+
+/// Whether chunk `nchunk` of the super-chunk decompresses to `want`.
+fn chunk_is(schunk: usize, nchunk: i64, want: &[u8]) -> bool {
+    let mut out = vec![0u8; want.len()];
+    // SAFETY: as in `append`.
+    let n = unsafe {
+        blosc2_schunk_decompress_chunk(
+            schunk as *mut blosc2_schunk,
+            nchunk,
+            out.as_mut_ptr().cast(),
+            out.len() as i32,
+        )
+    };
+    n == want.len() as c_int && out == want
+}
+
+fn free_schunk(schunk: usize) -> c_int {
+    // SAFETY: a super-chunk made by `new_schunk`, not used afterwards.
+    unsafe { blosc2_schunk_free(schunk as *mut blosc2_schunk) }
+}
+
+/// A new super-chunk gets a chunk back intact, and is freed.
+fn new_schunk_round_trips(seed: u64) -> bool {
+    let sc = new_schunk(None);
+    let src = data(1 << 16, seed);
+    sc != 0 && append(sc, &src) == 1 && chunk_is(sc, 0, &src) && free_schunk(sc) == 0
+}
+
+static SCHUNK_GATE: Gate = Gate::new();
+
+/// A prefilter that copies its block, then stops at [`SCHUNK_GATE`].
+unsafe extern "C" fn copy_and_stop(params: *mut blosc2_prefilter_params) -> c_int {
+    // SAFETY: the library hands a valid params block whose `input` and
+    // `output` each span `output_size` bytes.
+    unsafe {
+        let p = &*params;
+        std::ptr::copy_nonoverlapping(p.input, p.output, p.output_size as usize);
+    }
+    SCHUNK_GATE.stop_here();
+    0
+}
+
+/// A super-chunk another thread of the parent is appending to at the
+/// fork: in the child it fails at once (it used to wait for ever), while
+/// the parent's other super-chunks and new ones work.
+#[test]
+fn a_super_chunk_held_by_another_thread_at_the_fork_fails_in_the_child() {
+    let _serial = serial();
+    let other = new_schunk(None);
+    let before = data(1 << 16, 20);
+    assert_eq!(append(other, &before), 1);
+    let held = new_schunk(Some(copy_and_stop));
+    assert_ne!(held, 0);
+    let user = thread::spawn(move || append(held, &data(1 << 16, 21)));
+    SCHUNK_GATE.wait_until_inside();
+    let status =
+        in_child(|| append(held, &data(1 << 16, 22)) < 0 && chunk_is(other, 0, &before) && new_schunk_round_trips(23));
+    SCHUNK_GATE.open();
+    assert_eq!(user.join().expect("user thread"), 1);
+    assert_eq!(free_schunk(held), 0);
+    assert_eq!(free_schunk(other), 0);
+    assert_eq!(
+        status,
+        Some(0),
+        "child failed (1: the held super-chunk worked or another failed; 2: panic; None: hung)"
+    );
+}
+
+/// Forks taken while one thread creates, uses and frees super-chunks and
+/// another looks up a pointer that is none (which is almost all time in
+/// the registry of super-chunks), so that most catch one of them inside
+/// the registry: every child still finds the parent's older super-chunk
+/// and makes new ones.
+#[test]
+fn forks_while_super_chunks_come_and_go_do_not_hang() {
+    let _serial = serial();
+    let old = new_schunk(None);
+    let before = data(1 << 16, 30);
+    assert_eq!(append(old, &before), 1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut k = 0;
+            while !stop.load(Ordering::Relaxed) {
+                assert!(new_schunk_round_trips(k));
+                k += 1;
+            }
+        })
+    };
+    let looking = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let not_a_schunk = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                assert!(free_schunk(&not_a_schunk as *const u64 as usize) < 0);
+            }
+        })
+    };
+    for k in 0..20u64 {
+        let status = in_child(|| chunk_is(old, 0, &before) && new_schunk_round_trips(40 + k));
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: old super-chunk lost or a new one failed; 2: panic; None: hung)"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    busy.join().expect("busy thread");
+    looking.join().expect("looking thread");
+    assert_eq!(free_schunk(old), 0);
+}
+
+/// A round trip through the global functions of the blosc2 API.
+fn global_round_trip(seed: u64) -> bool {
+    let src = data(1 << 20, seed);
+    let mut comp = vec![0u8; src.len() + MAX_OVERHEAD];
+    let mut back = vec![0u8; src.len()];
+    // SAFETY: buffers of the sizes given.
+    unsafe {
+        let csize = blosc2_compress(
+            5,
+            1,
+            8,
+            src.as_ptr().cast(),
+            src.len() as i32,
+            comp.as_mut_ptr().cast(),
+            comp.len() as i32,
+        );
+        csize > 0
+            && blosc2_decompress(comp.as_ptr().cast(), csize, back.as_mut_ptr().cast(), back.len() as i32)
+                == src.len() as c_int
+            && back == src
+    }
+}
+
+/// The global functions' lifecycle and a round trip, as a child uses them.
+fn globals_work(seed: u64) -> bool {
+    blosc2_init();
+    let ok = blosc2_set_nthreads(2) >= 0 && blosc2_get_nthreads() == 2 && global_round_trip(seed);
+    blosc2_destroy();
+    blosc2_init();
+    ok && global_round_trip(seed + 1)
+}
+
+thread_local! {
+    /// Set on the thread whose global call the threads callback stops.
+    static STOP_ON_THIS_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A threads callback that stops at the gate `data` points to on the
+/// thread that asked for it, then runs the jobs one after the other.
+unsafe extern "C" fn stop_then_run(
+    data: *mut c_void,
+    dojob: Option<unsafe extern "C" fn(*mut c_void)>,
+    numjobs: c_int,
+    elsize: usize,
+    jobdata: *mut c_void,
+) {
+    if STOP_ON_THIS_THREAD.with(Cell::get) {
+        // SAFETY: `data` is the `&'static Gate` given with the callback.
+        unsafe { &*data.cast::<Gate>() }.stop_here();
+    }
+    let dojob = dojob.expect("dojob");
+    for i in 0..numjobs as usize {
+        // SAFETY: `jobdata` holds `numjobs` elements of `elsize` bytes.
+        unsafe { dojob(jobdata.cast::<u8>().add(i * elsize).cast()) };
+    }
+}
+
+/// Fork while another thread is inside a global compression (which holds
+/// the global functions' contexts, as C-Blosc2's global lock): the child
+/// uses the global functions all the same.
+fn fork_during_a_global_compression(gate: &'static Gate, compress: fn(u64) -> bool) {
+    let _serial = serial();
+    // SAFETY: a callback honouring the contract; `gate` lives for ever.
+    unsafe { blosc2_set_threads_callback(Some(stop_then_run), (gate as *const Gate).cast_mut().cast()) };
+    assert!(blosc2_set_nthreads(2) >= 0);
+    let user = thread::spawn(move || {
+        STOP_ON_THIS_THREAD.with(|s| s.set(true));
+        compress(50)
+    });
+    gate.wait_until_inside();
+    let status = in_child(|| globals_work(51));
+    gate.open();
+    let user_ok = user.join().expect("user thread");
+    // SAFETY: back to the library's helper threads.
+    unsafe { blosc2_set_threads_callback(None, std::ptr::null_mut()) };
+    blosc2_set_nthreads(1);
+    assert!(user_ok, "the parent's round trip failed");
+    assert_eq!(
+        status,
+        Some(0),
+        "child failed (1: a global call failed; 2: panic; None: hung)"
+    );
+}
+
+static GLOBAL_GATE: Gate = Gate::new();
+
+#[test]
+fn a_child_forked_during_a_global_compression_uses_the_global_functions() {
+    fork_during_a_global_compression(&GLOBAL_GATE, global_round_trip);
+}
+
+/// Forks taken while another thread changes and reads the global settings
+/// (so some catch it inside them): every child finds the settings made
+/// before and uses the global functions.
+#[test]
+fn forks_while_the_global_settings_change_do_not_hang() {
+    let _serial = serial();
+    // SAFETY: a NUL-terminated name.
+    assert!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) } >= 0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut k = 0i16;
+            while !stop.load(Ordering::Relaxed) {
+                blosc2_set_nthreads(1 + k % 2);
+                assert!(blosc2_get_nthreads() >= 1);
+                // SAFETY: a NUL-terminated name.
+                assert!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) } >= 0);
+                k = k.wrapping_add(1);
+            }
+        })
+    };
+    for k in 0..20u64 {
+        let status = in_child(|| {
+            // SAFETY: the library's static codec name, or NULL.
+            let name = unsafe { blosc1_get_compressor().as_ref().map(|p| CStr::from_ptr(p)) };
+            name == Some(c"lz4") && globals_work(60 + 2 * k)
+        });
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: settings lost or a global call failed; 2: panic; None: hung)"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    busy.join().expect("busy thread");
+    // SAFETY: a NUL-terminated name.
+    unsafe { blosc1_set_compressor(c"blosclz".as_ptr()) };
+    blosc2_set_nthreads(1);
 }

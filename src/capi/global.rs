@@ -26,7 +26,7 @@ use super::context_read::{blosc2_decompress_ctx, lazy_item_range, with_whole_chu
 use super::convert::{build_filters, clevel_u8};
 use super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
 use super::env;
-use super::global_state::{globals, Globals, GLOBALS};
+use super::global_state::{global_contexts, globals, globals_as_they_are, Globals};
 use super::types::blosc_threads_callback;
 
 /// Initialise the library. Optional: every function works without it.
@@ -44,10 +44,13 @@ pub extern "C" fn blosc2_init() {
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
     ffi_boundary!((), {
-        let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
-        g.initialized = false;
-        g.cctx = None;
-        g.dctx = None;
+        if let Some(mut g) = globals_as_they_are() {
+            g.initialized = false;
+        }
+        if let Some(mut ctxs) = global_contexts() {
+            ctxs.cctx = None;
+            ctxs.dctx = None;
+        }
     })
 }
 
@@ -56,12 +59,14 @@ pub extern "C" fn blosc2_destroy() {
 #[no_mangle]
 pub extern "C" fn blosc2_free_resources() -> c_int {
     ffi_boundary!(ERR_FAILURE, {
-        let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
-        if !g.initialized {
+        if !super::global_state::is_initialized() {
             return ERR_FAILURE;
         }
-        g.cctx = None;
-        g.dctx = None;
+        let Some(mut ctxs) = global_contexts() else {
+            return ERR_FAILURE;
+        };
+        ctxs.cctx = None;
+        ctxs.dctx = None;
         SUCCESS
     })
 }
@@ -87,7 +92,9 @@ fn set_nthreads_locked(g: &mut Globals, nthreads: i16) -> i16 {
 /// number, or a negative code when `nthreads` <= 0.
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
-    ffi_boundary!(ERR_FAILURE as i16, { set_nthreads_locked(&mut globals(), nthreads) })
+    ffi_boundary!(ERR_FAILURE as i16, {
+        globals().map_or(ERR_FAILURE as i16, |mut g| set_nthreads_locked(&mut g, nthreads))
+    })
 }
 
 /// Static C name of a built-in codec id.
@@ -107,7 +114,9 @@ pub(crate) fn static_compname(code: i32) -> Option<&'static CStr> {
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
     ffi_boundary!(std::ptr::null(), {
-        static_compname(globals().compressor).map_or(std::ptr::null(), CStr::as_ptr)
+        globals()
+            .and_then(|g| static_compname(g.compressor))
+            .map_or(std::ptr::null(), CStr::as_ptr)
     })
 }
 
@@ -136,7 +145,7 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
         }
         // SAFETY: non-NULL and NUL-terminated per the contract.
         let name = unsafe { c_str(compname) }.unwrap_or("");
-        set_compressor_locked(&mut globals(), name)
+        globals().map_or(ERR_FAILURE, |mut g| set_compressor_locked(&mut g, name))
     })
 }
 
@@ -144,21 +153,25 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
     ffi_boundary!((), {
-        globals().delta = dodelta != 0;
+        if let Some(mut g) = globals() {
+            g.delta = dodelta != 0;
+        }
     })
 }
 
 /// Block size forced on the global API (0 = automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
-    ffi_boundary!(0, { globals().blocksize })
+    ffi_boundary!(0, { globals().map_or(0, |g| g.blocksize) })
 }
 
 /// Force a block size in the global API (0 = automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     ffi_boundary!((), {
-        globals().blocksize = blocksize as i32;
+        if let Some(mut g) = globals() {
+            g.blocksize = blocksize as i32;
+        }
     })
 }
 
@@ -166,7 +179,9 @@ pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     ffi_boundary!((), {
-        globals().splitmode = splitmode;
+        if let Some(mut g) = globals() {
+            g.splitmode = splitmode;
+        }
     })
 }
 
@@ -203,9 +218,10 @@ unsafe extern "C" fn run_callback_job(arg: *mut c_void) {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut c_void) {
     ffi_boundary!((), {
-        let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
-        g.threads_callback = callback;
-        g.threads_callback_data = callback_data as usize;
+        if let Some(mut g) = globals_as_they_are() {
+            g.threads_callback = callback;
+            g.threads_callback_data = callback_data as usize;
+        }
         let data = callback_data as usize;
         let runner = callback.map(|cb| -> Arc<JobRunner> {
             Arc::new(move |n: usize, job: &(dyn Fn(usize) + Sync)| {
@@ -275,8 +291,15 @@ pub unsafe extern "C" fn blosc2_compress(
     destsize: i32,
 ) -> c_int {
     ffi_boundary!(ERR_FAILURE, {
-        let mut g = globals();
+        let Some(mut g) = globals() else {
+            return ERR_FAILURE;
+        };
         let (clevel, doshuffle, typesize) = compress_env(&mut g, clevel, doshuffle, typesize);
+        // The settings are let go of before compressing: the contexts
+        // below are what one compression at a time holds.
+        let settings: Globals = *g;
+        drop(g);
+        let g = settings;
         if env::nolock() {
             let mut cp = CPARAMS_DEFAULTS;
             build_filters(doshuffle, g.delta, typesize, &mut cp.filters);
@@ -285,7 +308,6 @@ pub unsafe extern "C" fn blosc2_compress(
             cp.clevel = clevel as u8;
             cp.nthreads = g.nthreads;
             cp.splitmode = g.splitmode;
-            drop(g);
             // SAFETY: plain parameters, no prefilter.
             let cctx = unsafe { blosc2_create_cctx(cp) };
             if cctx.is_null() {
@@ -319,7 +341,10 @@ pub unsafe extern "C" fn blosc2_compress(
             Ok(sd) => sd,
             Err(code) => return code,
         };
-        let ctx = g.cctx.get_or_insert_with(|| Context::compressor(CParams::default()));
+        let Some(mut ctxs) = global_contexts() else {
+            return ERR_FAILURE;
+        };
+        let ctx = ctxs.cctx.get_or_insert_with(|| Context::compressor(CParams::default()));
         ctx.cparams = cp;
         to_code(ctx.compress(s, d))
     })
@@ -357,19 +382,23 @@ pub unsafe extern "C" fn blosc2_decompress(
 /// # Safety
 /// As `blosc2_decompress`.
 unsafe fn decompress_globally(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> c_int {
-    let mut g = globals();
+    let Some(mut g) = globals() else {
+        return ERR_FAILURE;
+    };
     if let Some(n) = env::nthreads() {
         if n <= 0 || n > i64::from(i16::MAX) {
             return ERR_INVALID_PARAM;
         }
         let _ = set_nthreads_locked(&mut g, n as i16);
     }
+    let settings: Globals = *g;
+    drop(g);
+    let g = settings;
     if env::nolock() {
         let dp = super::types::blosc2_dparams {
             nthreads: g.nthreads,
             ..DPARAMS_DEFAULTS
         };
-        drop(g);
         // SAFETY: plain parameters, no postfilter.
         let dctx = unsafe { blosc2_create_dctx(dp) };
         if dctx.is_null() {
@@ -387,7 +416,12 @@ unsafe fn decompress_globally(src: *const c_void, srcsize: i32, dest: *mut c_voi
         Err(code) => return code,
     };
     let n = g.nthreads;
-    let ctx = g.dctx.get_or_insert_with(|| Context::decompressor(DParams::default()));
+    let Some(mut ctxs) = global_contexts() else {
+        return ERR_FAILURE;
+    };
+    let ctx = ctxs
+        .dctx
+        .get_or_insert_with(|| Context::decompressor(DParams::default()));
     ctx.set_nthreads(n);
     to_code(ctx.decompress(s, d))
 }

@@ -4,14 +4,14 @@
 //! that the super-chunk handles, which read the global thread count, sit
 //! below them.
 
-use std::sync::{Mutex, MutexGuard};
-
 use crate::engine::constants::{codec, splitmode};
 use crate::engine::context::Context;
+use crate::engine::threads::fork_lock::{ForkSlots, SlotGuard};
 
 use super::types::blosc_threads_callback;
 
-/// The library-wide state of the global API.
+/// The library-wide settings of the global API.
+#[derive(Clone, Copy)]
 pub(crate) struct Globals {
     pub(crate) initialized: bool,
     pub(crate) compressor: i32,
@@ -19,40 +19,89 @@ pub(crate) struct Globals {
     pub(crate) splitmode: i32,
     pub(crate) nthreads: i16,
     pub(crate) blocksize: i32,
-    /// Engine contexts reused by the global functions (their thread pools
-    /// are what `blosc2_free_resources` releases).
-    pub(crate) cctx: Option<Context>,
-    pub(crate) dctx: Option<Context>,
     pub(crate) threads_callback: blosc_threads_callback,
     pub(crate) threads_callback_data: usize,
 }
 
-pub(crate) static GLOBALS: Mutex<Globals> = Mutex::new(Globals {
+const DEFAULT_GLOBALS: Globals = Globals {
     initialized: false,
     compressor: codec::BLOSCLZ as i32,
     delta: false,
     splitmode: splitmode::FORWARD_COMPAT,
     nthreads: 1,
     blocksize: 0,
-    cctx: None,
-    dctx: None,
     threads_callback: None,
     threads_callback_data: 0,
-});
+};
 
-/// The global state, initialised on first use.
-pub(crate) fn globals() -> MutexGuard<'static, Globals> {
-    let mut g = GLOBALS.lock().unwrap_or_else(|p| p.into_inner());
+/// The settings, held for a moment by each call. A child forked while a
+/// parent thread was inside goes on with the settings as they were before
+/// that thread's change (see `ForkSlots`).
+static GLOBALS: ForkSlots<Globals> = ForkSlots::new();
+
+/// The engine contexts reused by the global functions, held for the
+/// whole of `blosc2_compress`/`blosc2_decompress` (C-Blosc2's global
+/// lock; their thread pools are what `blosc2_free_resources` releases).
+/// A child forked while a parent thread was compressing with them starts
+/// new ones.
+#[derive(Default)]
+pub(crate) struct GlobalContexts {
+    pub(crate) cctx: Option<Context>,
+    pub(crate) dctx: Option<Context>,
+}
+
+static GLOBAL_CONTEXTS: ForkSlots<GlobalContexts> = ForkSlots::new();
+
+/// Exclusive use of the settings; what the holder changed is copied to
+/// the mirror when it lets go.
+pub(crate) struct GlobalsGuard(SlotGuard<'static, Globals>);
+
+impl std::ops::Deref for GlobalsGuard {
+    type Target = Globals;
+    fn deref(&self) -> &Globals {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for GlobalsGuard {
+    fn deref_mut(&mut self) -> &mut Globals {
+        &mut self.0
+    }
+}
+
+impl Drop for GlobalsGuard {
+    fn drop(&mut self) {
+        self.0.publish();
+    }
+}
+
+/// The settings without marking the library initialised; None when this
+/// thread holds them already, or after more forks that each caught a
+/// thread inside than there are slots.
+pub(crate) fn globals_as_they_are() -> Option<GlobalsGuard> {
+    GLOBALS
+        .lock(|mirror| mirror.copied().unwrap_or(DEFAULT_GLOBALS))
+        .map(GlobalsGuard)
+}
+
+/// The settings, initialised on first use (None as above).
+pub(crate) fn globals() -> Option<GlobalsGuard> {
+    let mut g = globals_as_they_are()?;
     g.initialized = true;
-    g
+    Some(g)
+}
+
+/// The contexts of the global functions (None as for [`globals`]).
+pub(crate) fn global_contexts() -> Option<SlotGuard<'static, GlobalContexts>> {
+    GLOBAL_CONTEXTS.lock(|_| GlobalContexts::default())
 }
 
 /// The global thread count (`blosc2_get_nthreads`).
 pub(crate) fn nthreads() -> i16 {
-    globals().nthreads
+    globals().map_or(DEFAULT_GLOBALS.nthreads, |g| g.nthreads)
 }
 
 /// Whether `blosc2_init` was called (and `blosc2_destroy` not since).
 pub(crate) fn is_initialized() -> bool {
-    GLOBALS.lock().unwrap_or_else(|p| p.into_inner()).initialized
+    globals_as_they_are().is_some_and(|g| g.initialized)
 }

@@ -10,6 +10,7 @@
 //! of its own. Scratch space stays per context, so contexts used from
 //! different threads at once share no buffers.
 
+pub mod fork_lock;
 pub mod forks;
 mod helpers;
 

@@ -9,7 +9,6 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use crate::engine::codecs;
 use crate::engine::constants::{codec, flags, splitmode, EXTENDED_HEADER_LENGTH};
@@ -17,6 +16,7 @@ use crate::engine::context::Context;
 use crate::engine::error::{Error, Result as EngineResult};
 use crate::engine::header::codec_format_of;
 use crate::engine::params::{CParams, HeaderFormat};
+use crate::engine::threads::fork_lock::{ForkSlots, SlotGuard};
 
 use super::super::boundary::{bytes, bytes_mut, c_str, ffi_boundary};
 use super::super::convert::build_filters;
@@ -41,18 +41,20 @@ static SPLITMODE: AtomicI32 = AtomicI32::new(splitmode::FORWARD_COMPAT);
 static COMPRESSOR: AtomicI32 = AtomicI32::new(codec::BLOSCLZ as i32);
 
 /// The engine contexts of `blosc_compress`/`blosc_decompress`, reused
-/// across calls; the mutex is 1.21's global lock.
+/// across calls; their lock is 1.21's global lock. A child forked while a
+/// parent thread held it starts new contexts (see `ForkSlots`).
 #[derive(Default)]
 pub(super) struct GlobalContexts {
     pub cctx: Option<Context>,
     pub dctx: Option<Context>,
 }
 
-static GLOBAL_CONTEXTS: Mutex<GlobalContexts> = Mutex::new(GlobalContexts { cctx: None, dctx: None });
+static GLOBAL_CONTEXTS: ForkSlots<GlobalContexts> = ForkSlots::new();
 
-/// Take 1.21's global lock.
-pub(super) fn global_contexts() -> MutexGuard<'static, GlobalContexts> {
-    GLOBAL_CONTEXTS.lock().unwrap_or_else(|p| p.into_inner())
+/// Take 1.21's global lock; None when this thread holds it already, or
+/// after more forks that each caught a thread inside than it has slots.
+pub(super) fn global_contexts() -> Option<SlotGuard<'static, GlobalContexts>> {
+    GLOBAL_CONTEXTS.lock(|_| GlobalContexts::default())
 }
 
 /// An engine result as 1.21 reports it: the count, -5 for a missing
@@ -241,7 +243,9 @@ pub extern "C" fn blosc_init() {
 pub extern "C" fn blosc_destroy() {
     ffi_boundary!((), {
         blosc2_destroy();
-        *global_contexts() = GlobalContexts::default();
+        if let Some(mut g) = global_contexts() {
+            *g = GlobalContexts::default();
+        }
     })
 }
 
@@ -252,7 +256,9 @@ pub extern "C" fn blosc_free_resources() -> c_int {
     ffi_boundary!(ERR_FAILURE, {
         let rc = blosc2_free_resources();
         if rc == 0 {
-            *global_contexts() = GlobalContexts::default();
+            if let Some(mut g) = global_contexts() {
+                *g = GlobalContexts::default();
+            }
         }
         rc
     })
@@ -383,7 +389,9 @@ pub unsafe extern "C" fn blosc_compress(
             // SAFETY: forwarded contract.
             return unsafe { compress_with(None, &req, src, nbytes, dest, destsize) };
         }
-        let mut g = global_contexts();
+        let Some(mut g) = global_contexts() else {
+            return ERR_FAILURE;
+        };
         let ctx = g.cctx.get_or_insert_with(|| Context::compressor(CParams::default()));
         // SAFETY: forwarded contract.
         unsafe { compress_with(Some(ctx), &req, src, nbytes, dest, destsize) }

@@ -168,7 +168,9 @@ pub unsafe extern "C" fn blosc_decompress(src: *const c_void, dest: *mut c_void,
             // SAFETY: forwarded contract.
             return unsafe { blosc_decompress_ctx(src, dest, destsize, nthreads) };
         }
-        let mut g = global_contexts();
+        let Some(mut g) = global_contexts() else {
+            return ERR_FAILURE;
+        };
         let ctx = g.dctx.get_or_insert_with(|| Context::decompressor(DParams::default()));
         ctx.set_nthreads(nthreads.clamp(1, MAX_THREADS) as i16);
         // SAFETY: forwarded contract.

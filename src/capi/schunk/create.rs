@@ -94,8 +94,21 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         if schunk.is_null() {
             return ERR_NULL_POINTER;
         }
-        let Some(h) = registry().remove(&(schunk as usize)) else {
-            return ERR_INVALID_PARAM;
+        let key = schunk as usize;
+        let h = {
+            let mut reg = match registry() {
+                Ok(reg) => reg,
+                Err(code) => return code,
+            };
+            let Some(h) = reg.remove(&key) else {
+                return ERR_INVALID_PARAM;
+            };
+            reg.mirror(|m| {
+                if let Some(m) = m {
+                    m.remove(&key);
+                }
+            });
+            h
         };
         let mut g = match h.lock() {
             Ok(g) => g,

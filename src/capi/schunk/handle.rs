@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::Arc;
 
 use crate::engine::chunk::{self};
 use crate::engine::constants::MAX_OVERHEAD;
 use crate::engine::context::Mode;
 use crate::engine::params::CParams;
 use crate::engine::schunk::{SChunk, Storage};
+use crate::engine::threads::fork_lock::{ForkGuard, ForkLock, ForkSlots, SlotGuard};
 
 use super::super::alloc::malloc_cstring;
 use super::super::boundary::{
@@ -37,84 +37,45 @@ use super::heap::{cfree, ecode, free_metalayer, free_storage, malloc_value, reco
 // The handle registry
 // ---------------------------------------------------------------------------
 
-/// What the registry keeps for one `blosc2_schunk*`.
+/// What the registry keeps for one `blosc2_schunk*`: its state, behind a
+/// lock a forked child never waits on (a super-chunk another thread of the
+/// parent was inside at the fork fails in the child with `ERR_FAILURE`).
 pub(crate) struct Handle {
-    state: Mutex<State>,
-    /// Token of the thread inside `state` (0 = none).
-    owner: AtomicUsize,
+    state: ForkLock<State>,
 }
 
-/// Live handles, keyed by the address of their public struct.
-static REGISTRY: Mutex<BTreeMap<usize, Arc<Handle>>> = Mutex::new(BTreeMap::new());
+/// Live handles, keyed by the address of their public struct. A child
+/// forked while a parent thread was inside moves on to a copy its writers
+/// keep (see `ForkSlots`): a super-chunk being created or freed at that
+/// moment may be missing from it, every other one is there.
+static REGISTRY: ForkSlots<BTreeMap<usize, Arc<Handle>>> = ForkSlots::new();
 
-pub(super) fn registry() -> MutexGuard<'static, BTreeMap<usize, Arc<Handle>>> {
-    REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-thread_local! {
-    static THREAD_TOKEN: u8 = const { 0 };
-}
-
-/// A non-zero number unique to the calling thread while it lives.
-fn thread_token() -> usize {
-    THREAD_TOKEN.with(|t| t as *const u8 as usize)
+/// The registry, alone; `ERR_FAILURE` once forks caught threads inside it
+/// more often than it has slots.
+pub(super) fn registry() -> Result<SlotGuard<'static, BTreeMap<usize, Arc<Handle>>>, c_int> {
+    REGISTRY
+        .lock(|mirror| mirror.cloned().unwrap_or_default())
+        .ok_or(ERR_FAILURE)
 }
 
 /// Exclusive use of a handle's state.
-pub(crate) struct Guard<'a> {
-    guard: MutexGuard<'a, State>,
-    owner: &'a AtomicUsize,
-}
-
-impl std::ops::Deref for Guard<'_> {
-    type Target = State;
-    fn deref(&self) -> &State {
-        &self.guard
-    }
-}
-
-impl std::ops::DerefMut for Guard<'_> {
-    fn deref_mut(&mut self) -> &mut State {
-        &mut self.guard
-    }
-}
-
-impl Drop for Guard<'_> {
-    fn drop(&mut self) {
-        self.owner.store(0, Ordering::Release);
-    }
-}
+pub(crate) type Guard<'a> = ForkGuard<'a, State>;
 
 impl Handle {
     /// Whether some thread is inside the super-chunk right now.
     pub(crate) fn busy(&self) -> bool {
-        self.owner.load(Ordering::Acquire) != 0
+        self.state.is_held()
     }
 
     /// The state, or `ERR_FAILURE` when this thread is already inside it
-    /// (a callback re-entering the API), or when the handle was freed
+    /// (a callback re-entering the API) or a fork caught another thread
+    /// of the parent inside; `ERR_NULL_POINTER` when the handle was freed
     /// while this call waited.
     pub(crate) fn lock(&self) -> Result<Guard<'_>, c_int> {
-        let me = thread_token();
-        let guard = match self.state.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => {
-                if self.owner.load(Ordering::Acquire) == me {
-                    return Err(ERR_FAILURE);
-                }
-                self.state.lock().unwrap_or_else(|p| p.into_inner())
-            }
-        };
-        self.owner.store(me, Ordering::Release);
-        let g = Guard {
-            guard,
-            owner: &self.owner,
-        };
+        let mut g = self.state.lock().map_err(|_| ERR_FAILURE)?;
         if g.freed {
             return Err(ERR_NULL_POINTER);
         }
-        let mut g = g;
         g.adopt_caller_writes();
         Ok(g)
     }
@@ -126,7 +87,7 @@ pub(crate) fn lookup(schunk: *const blosc2_schunk) -> Result<Arc<Handle>, c_int>
     if schunk.is_null() {
         return Err(ERR_NULL_POINTER);
     }
-    registry().get(&(schunk as usize)).cloned().ok_or(ERR_INVALID_PARAM)
+    registry()?.get(&(schunk as usize)).cloned().ok_or(ERR_INVALID_PARAM)
 }
 
 /// Run `f` on the locked state of `schunk`, then re-sync the public
@@ -736,10 +697,18 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
     st.change_tick = 0;
     st.public().set_change_tick(0);
     let h = Arc::new(Handle {
-        state: Mutex::new(st),
-        owner: AtomicUsize::new(0),
+        state: ForkLock::new(st),
     });
-    registry().insert(public as usize, h);
+    let Ok(mut reg) = registry() else {
+        if let Ok(mut st) = h.state.lock() {
+            release(&mut st);
+        }
+        return ptr::null_mut();
+    };
+    reg.insert(public as usize, h.clone());
+    reg.mirror(|m| {
+        m.get_or_insert_with(BTreeMap::new).insert(public as usize, h.clone());
+    });
     public
 }
 

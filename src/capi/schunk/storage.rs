@@ -204,7 +204,7 @@ pub(crate) unsafe fn resolve_lazy(
     }
     chunk::check_lazy_trailer(lazy).map_err(ecode)?;
     let handles: Vec<Arc<Handle>> = if schunk.is_null() {
-        registry().values().cloned().collect()
+        registry()?.values().cloned().collect()
     } else {
         vec![lookup(schunk.cast())?]
     };
