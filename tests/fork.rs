@@ -19,17 +19,21 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use blosc2::capi::b2nd::{b2nd_create_ctx, b2nd_free, b2nd_free_ctx, b2nd_from_cbuffer};
+use blosc2::capi::b2nd_ops::b2nd_to_cbuffer;
 use blosc2::capi::context::{blosc2_compress_ctx, blosc2_create_cctx, blosc2_free_ctx};
 use blosc2::capi::global::{
     blosc1_get_compressor, blosc1_set_compressor, blosc2_compress, blosc2_decompress, blosc2_destroy,
     blosc2_get_nthreads, blosc2_init, blosc2_set_nthreads, blosc2_set_threads_callback,
 };
+use blosc2::capi::io_cb::{blosc2_get_io_cb, blosc2_register_io_cb};
 use blosc2::capi::misc::{blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults};
 use blosc2::capi::schunk::{
     blosc2_schunk_append_buffer, blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_new,
 };
+use blosc2::capi::types::blosc2_io_cb;
 use blosc2::capi::types::{blosc2_context, blosc2_cparams, blosc2_prefilter_params};
-use blosc2::capi::types_schunk::{blosc2_schunk, blosc2_storage};
+use blosc2::capi::types_schunk::{b2nd_array_t, b2nd_context_t, blosc2_schunk, blosc2_storage};
 use blosc2::engine::constants::{codec, filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::params::{CParams, DParams};
@@ -604,4 +608,145 @@ fn forks_while_the_global_settings_change_do_not_hang() {
     // SAFETY: a NUL-terminated name.
     unsafe { blosc1_set_compressor(c"blosclz".as_ptr()) };
     blosc2_set_nthreads(1);
+}
+
+/// A 2-D b2nd array of f64 holding `src` (64 x 128 items): its address,
+/// 0 on failure. Its context is made and freed around it.
+fn new_array(src: &[u8]) -> usize {
+    let mut cp: blosc2_cparams = blosc2_get_blosc2_cparams_defaults();
+    cp.typesize = 8;
+    let mut dp = blosc2_get_blosc2_dparams_defaults();
+    let storage = blosc2_storage {
+        contiguous: false,
+        urlpath: std::ptr::null_mut(),
+        cparams: &mut cp,
+        dparams: &mut dp,
+        io: std::ptr::null_mut(),
+    };
+    let (shape, chunkshape, blockshape) = ([64i64, 128], [32i32, 64], [16i32, 32]);
+    // SAFETY: valid storage and shapes of `ndim` entries; the context is
+    // freed below and the array returned to the caller.
+    unsafe {
+        let ctx: *mut b2nd_context_t = b2nd_create_ctx(
+            &storage,
+            2,
+            shape.as_ptr(),
+            chunkshape.as_ptr(),
+            blockshape.as_ptr(),
+            c"<f8".as_ptr(),
+            0,
+            std::ptr::null(),
+            0,
+        );
+        if ctx.is_null() {
+            return 0;
+        }
+        let mut array: *mut b2nd_array_t = std::ptr::null_mut();
+        let rc = b2nd_from_cbuffer(ctx, &mut array, src.as_ptr().cast(), src.len() as i64);
+        b2nd_free_ctx(ctx);
+        if rc < 0 {
+            0
+        } else {
+            array as usize
+        }
+    }
+}
+
+/// Whether the array holds `want`.
+fn array_is(array: usize, want: &[u8]) -> bool {
+    let mut out = vec![0u8; want.len()];
+    // SAFETY: an array made by `new_array` and a buffer of the size given.
+    let rc = unsafe { b2nd_to_cbuffer(array as *const b2nd_array_t, out.as_mut_ptr().cast(), out.len() as i64) };
+    rc >= 0 && out == want
+}
+
+fn free_array(array: usize) -> c_int {
+    // SAFETY: an array made by `new_array`, not used afterwards.
+    unsafe { b2nd_free(array as *mut b2nd_array_t) }
+}
+
+/// A new array gets its items back, and is freed.
+fn new_array_round_trips(seed: u64) -> bool {
+    let src = data(64 * 128 * 8, seed);
+    let a = new_array(&src);
+    a != 0 && array_is(a, &src) && free_array(a) == 0
+}
+
+/// Forks taken while another thread makes, reads and frees b2nd arrays
+/// and contexts (so some catch it inside their tables): every child still
+/// reads the parent's older array and makes new ones.
+#[test]
+fn forks_while_arrays_come_and_go_do_not_hang() {
+    let _serial = serial();
+    let before = data(64 * 128 * 8, 70);
+    let old = new_array(&before);
+    assert_ne!(old, 0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut k = 0;
+            while !stop.load(Ordering::Relaxed) {
+                assert!(new_array_round_trips(k));
+                k += 1;
+            }
+        })
+    };
+    for k in 0..20u64 {
+        let status = in_child(|| array_is(old, &before) && new_array_round_trips(80 + k));
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: old array lost or a new one failed; 2: panic; None: hung)"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    busy.join().expect("busy thread");
+    assert_eq!(free_array(old), 0);
+}
+
+/// Forks taken while another thread looks up I/O backends (almost all
+/// time in their table): every child finds the backend registered before
+/// and registers one of its own.
+#[test]
+fn forks_while_io_backends_are_looked_up_do_not_hang() {
+    let _serial = serial();
+    blosc2_init();
+    let backend = |id: u8, name: &'static CStr| blosc2_io_cb {
+        id,
+        name: name.as_ptr().cast_mut(),
+        is_allocation_necessary: false,
+        open: None,
+        close: None,
+        size: None,
+        write: None,
+        read: None,
+        truncate: None,
+        destroy: None,
+    };
+    // SAFETY: a valid struct whose name is a static C string.
+    assert_eq!(unsafe { blosc2_register_io_cb(&backend(200, c"fork-test-parent")) }, 0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                assert!(!blosc2_get_io_cb(200).is_null());
+            }
+        })
+    };
+    for k in 0..20u8 {
+        let status = in_child(|| {
+            // SAFETY: as above.
+            let registered = unsafe { blosc2_register_io_cb(&backend(201 + k, c"fork-test-child")) } == 0;
+            registered && !blosc2_get_io_cb(200).is_null() && !blosc2_get_io_cb(201 + k).is_null()
+        });
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: a backend lost or not registered; 2: panic; None: hung)"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    busy.join().expect("busy thread");
 }

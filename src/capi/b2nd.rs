@@ -23,13 +23,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
-use std::sync::{Mutex, MutexGuard};
 
 use crate::engine::b2nd::copy::{copy_buffer, copy_extents};
 use crate::engine::b2nd::meta::{deserialize_meta, deserialize_meta_dims, serialize_meta};
 use crate::engine::b2nd::{init_schunk, Array, ArrayParams, Fill, Geometry, MAX_DIM, MAX_METALAYERS};
 use crate::engine::error::Error;
 use crate::engine::schunk::{SChunk, Storage};
+use crate::engine::threads::fork_lock::{ForkSlots, SlotGuard};
 
 use super::alloc::malloc_cstring;
 use super::boundary::{
@@ -66,6 +66,7 @@ pub(crate) fn cfree<T>(p: *mut T) {
 // ---------------------------------------------------------------------------
 
 /// What the side table keeps for one `b2nd_array_t*`.
+#[derive(Clone)]
 pub(crate) struct Entry {
     /// The super-chunk handle the array owns.
     pub(crate) sc: *mut blosc2_schunk,
@@ -81,10 +82,29 @@ pub(crate) struct Entry {
 // its own registry and mutex; the entry is plain data otherwise.
 unsafe impl Send for Entry {}
 
-static ARRAYS: Mutex<BTreeMap<usize, Entry>> = Mutex::new(BTreeMap::new());
+/// Live arrays. A child forked while a parent thread was inside goes on
+/// with a copy (see `ForkSlots`), which may lack an array being made or
+/// freed at that moment.
+static ARRAYS: ForkSlots<BTreeMap<usize, Entry>> = ForkSlots::new();
 
-pub(crate) fn arrays() -> MutexGuard<'static, BTreeMap<usize, Entry>> {
-    ARRAYS.lock().unwrap_or_else(|p| p.into_inner())
+/// The table of arrays, alone; `ERR_FAILURE` once forks caught threads
+/// inside it more often than it has slots.
+fn arrays() -> Result<SlotGuard<'static, BTreeMap<usize, Entry>>, c_int> {
+    ARRAYS.lock_mirrored().ok_or(ERR_FAILURE)
+}
+
+/// Change the table of arrays (and its mirrors).
+fn change_arrays<R>(change: impl Fn(&mut BTreeMap<usize, Entry>) -> R) -> Result<R, c_int> {
+    ARRAYS.change(change).ok_or(ERR_FAILURE)
+}
+
+/// Record the geometry an array has now.
+pub(crate) fn set_array_geom(array: *const b2nd_array_t, geom: &Geometry) -> Result<(), c_int> {
+    change_arrays(|t| {
+        if let Some(e) = t.get_mut(&(array as usize)) {
+            e.geom = geom.clone();
+        }
+    })
 }
 
 /// The super-chunk of a live array: `ERR_NULL_POINTER` for NULL,
@@ -93,12 +113,12 @@ pub(crate) fn array_sc(array: *const b2nd_array_t) -> Result<*mut blosc2_schunk,
     if array.is_null() {
         return Err(ERR_NULL_POINTER);
     }
-    arrays().get(&(array as usize)).map(|e| e.sc).ok_or(ERR_INVALID_PARAM)
+    arrays()?.get(&(array as usize)).map(|e| e.sc).ok_or(ERR_INVALID_PARAM)
 }
 
 /// The geometry, dtype and dtype format of a live array.
 pub(crate) fn array_parts(array: *const b2nd_array_t) -> Result<(Geometry, Option<String>, i8), c_int> {
-    arrays()
+    arrays()?
         .get(&(array as usize))
         .map(|e| (e.geom.clone(), e.dtype.clone(), e.dtype_format))
         .ok_or(ERR_INVALID_PARAM)
@@ -129,7 +149,8 @@ fn publish(public: *mut b2nd_array_t, g: &Geometry, last_tick: i64) {
 }
 
 /// Make a new array handle over the super-chunk handle `sc` (which it
-/// then owns). NULL when memory runs out.
+/// then owns). NULL when memory runs out (or the table of arrays was
+/// lost to forks, see [`ARRAYS`]).
 pub(crate) fn register_array(
     sc: *mut blosc2_schunk,
     geom: Geometry,
@@ -164,15 +185,17 @@ pub(crate) fn register_array(
         p.chunk_cache.nchunk = -1;
     }
     publish(public, &geom, last_tick);
-    arrays().insert(
-        public as usize,
-        Entry {
-            sc,
-            geom,
-            dtype,
-            dtype_format,
-        },
-    );
+    let entry = Entry {
+        sc,
+        geom,
+        dtype,
+        dtype_format,
+    };
+    if change_arrays(|t| t.insert(public as usize, entry.clone())).is_err() {
+        cfree(cdtype);
+        cfree(public);
+        return ptr::null_mut();
+    }
     public
 }
 
@@ -194,9 +217,7 @@ pub(crate) fn with_array<T>(
             st.sync_metas()?;
         }
         let tick = st.change_tick();
-        if let Some(e) = arrays().get_mut(&(array as usize)) {
-            e.geom = geom.clone();
-        }
+        set_array_geom(array, &geom)?;
         publish(array.cast_mut(), &geom, tick);
         r.map_err(ecode)
     })
@@ -231,10 +252,17 @@ pub(crate) struct Ctx {
     pub(crate) io: Option<blosc2_io>,
 }
 
-static CTXS: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+/// Live contexts (kept across forks as [`ARRAYS`] is).
+static CTXS: ForkSlots<BTreeSet<usize>> = ForkSlots::new();
 
-fn ctxs() -> MutexGuard<'static, BTreeSet<usize>> {
-    CTXS.lock().unwrap_or_else(|p| p.into_inner())
+/// Whether `ctx` is a live context (false when the table is lost).
+fn is_ctx(ctx: *mut b2nd_context_t) -> bool {
+    CTXS.lock_mirrored().is_some_and(|t| t.contains(&(ctx as usize)))
+}
+
+/// Change the table of contexts (and its mirrors).
+fn change_ctxs<R>(change: impl Fn(&mut BTreeSet<usize>) -> R) -> Option<R> {
+    CTXS.change(change)
 }
 
 /// The context behind a `b2nd_context_t*`.
@@ -245,7 +273,7 @@ pub(crate) unsafe fn ctx_mut<'a>(ctx: *mut b2nd_context_t) -> Result<&'a mut Ctx
     if ctx.is_null() {
         return Err(ERR_NULL_POINTER);
     }
-    if !ctxs().contains(&(ctx as usize)) {
+    if !is_ctx(ctx) {
         return Err(ERR_INVALID_PARAM);
     }
     // SAFETY: a live context from Box::into_raw (checked in the table);
@@ -396,7 +424,11 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         } {
             Ok(ctx) => {
                 let p = Box::into_raw(Box::new(ctx)).cast::<b2nd_context_t>();
-                ctxs().insert(p as usize);
+                if change_ctxs(|t| t.insert(p as usize)).is_none() {
+                    // SAFETY: made just above, never handed out.
+                    drop(unsafe { Box::from_raw(p.cast::<Ctx>()) });
+                    return ptr::null_mut();
+                }
                 p
             }
             Err(_) => ptr::null_mut(),
@@ -516,7 +548,7 @@ pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
         if ctx.is_null() {
             return ERR_NULL_POINTER;
         }
-        if !ctxs().remove(&(ctx as usize)) {
+        if change_ctxs(|t| t.remove(&(ctx as usize))) != Some(true) {
             return ERR_INVALID_PARAM;
         }
         // SAFETY: a live context from Box::into_raw, removed from the table.
@@ -704,7 +736,7 @@ fn array_from_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t, c_int>
         let (_, g, d, f) = a.into_parts();
         Ok((g, d, f, st.change_tick()))
     })?;
-    if arrays().values().any(|e| e.sc == sc) {
+    if arrays()?.values().any(|e| e.sc == sc) {
         // Two arrays owning one super-chunk would free it twice.
         return Err(ERR_INVALID_PARAM);
     }
@@ -829,8 +861,10 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
 
 /// Release an array handle (and, with `with_schunk`, its super-chunk).
 pub(crate) fn free_array(array: *mut b2nd_array_t, with_schunk: bool) -> c_int {
-    let Some(e) = arrays().remove(&(array as usize)) else {
-        return ERR_INVALID_PARAM;
+    let e = match change_arrays(|t| t.remove(&(array as usize))) {
+        Ok(Some(e)) => e,
+        Ok(None) => return ERR_INVALID_PARAM,
+        Err(code) => return code,
     };
     if with_schunk {
         // SAFETY: the super-chunk handle the array owned (NULL-safe).

@@ -14,8 +14,8 @@ use crate::engine::b2nd::{concatenate, get_slice_array, view, Array, Geometry, V
 use crate::engine::schunk::{SChunk, Storage};
 
 use super::b2nd::{
-    array_parts, array_sc, arrays, ctx_mut, ecode, free_array, new_array, only_b2nd_meta, read_array, register_array,
-    status, storage_params, with_array, Ctx,
+    array_parts, array_sc, ctx_mut, ecode, free_array, new_array, only_b2nd_meta, read_array, register_array,
+    set_array_geom, status, storage_params, with_array, Ctx,
 };
 use super::boundary::{bytes, bytes_mut, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_NULL_POINTER, SUCCESS};
 use super::schunk::{blosc2_schunk_copy, lookup, with_state, State};
@@ -57,9 +57,7 @@ fn store_geom(array: *const b2nd_array_t, geom: &Geometry, st: &mut State, metas
         st.sync_metas()?;
     }
     let tick = st.change_tick();
-    if let Some(e) = arrays().get_mut(&(array as usize)) {
-        e.geom = geom.clone();
-    }
+    set_array_geom(array, geom)?;
     // SAFETY: a live array struct owned by the table.
     let p = unsafe { &mut *array.cast_mut() };
     p.shape = geom.shape;

@@ -13,10 +13,11 @@
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 use std::ptr;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use crate::engine::error::{Error, Result};
 use crate::engine::io::{FrameFile, FrameFs};
+use crate::engine::threads::fork_lock::ForkSlots;
 
 use super::boundary::{ffi_boundary, ERR_INVALID_PARAM, SUCCESS};
 use super::types::{blosc2_io, blosc2_io_cb};
@@ -32,6 +33,7 @@ const ERR_PLUGIN_IO: c_int = -30;
 
 /// The registered backends. Entries never move (C keeps the pointers
 /// `blosc2_get_io_cb` returns) and are never removed, as in 3.3.5.
+#[derive(Clone)]
 struct Table {
     entries: Box<[blosc2_io_cb; 256]>,
     len: usize,
@@ -39,7 +41,7 @@ struct Table {
 
 // SAFETY: the entries are plain function pointers and C string pointers
 // that the registering caller keeps alive (C-Blosc2's contract); the table
-// is only reached through its mutex.
+// is only reached through its lock.
 unsafe impl Send for Table {}
 
 fn empty_entry() -> blosc2_io_cb {
@@ -89,14 +91,42 @@ fn builtin_mmap() -> blosc2_io_cb {
     }
 }
 
-fn table() -> &'static Mutex<Table> {
-    static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-    TABLE.get_or_init(|| {
+impl Default for Table {
+    /// The built-in backends alone.
+    fn default() -> Table {
         let mut entries = Box::new([empty_entry(); 256]);
         entries[0] = builtin_filesystem();
         entries[1] = builtin_mmap();
-        Mutex::new(Table { entries, len: 2 })
-    })
+        Table { entries, len: 2 }
+    }
+}
+
+/// The registered backends. A child forked while a parent thread was
+/// inside goes on with a copy (see `ForkSlots`), which may lack a backend
+/// being registered at that moment; NULL from `blosc2_get_io_cb` and
+/// `BLOSC2_ERROR_PLUGIN_IO` when forks lost the table.
+static TABLE: ForkSlots<Table> = ForkSlots::new();
+
+/// Register `io` in `t`: a `blosc2_register_io_cb` code.
+fn register_in(t: &mut Table, io: blosc2_io_cb) -> c_int {
+    if t.len == usize::from(u8::MAX) {
+        return ERR_PLUGIN_IO;
+    }
+    if io.id < IO_REGISTERED {
+        return ERR_PLUGIN_IO;
+    }
+    let len = t.len;
+    if let Some(e) = t.entries[..len].iter().find(|e| e.id == io.id) {
+        // SAFETY: registered names and the caller's are NUL-terminated.
+        return if unsafe { same_name(e.name, io.name) } {
+            SUCCESS
+        } else {
+            ERR_PLUGIN_IO
+        };
+    }
+    t.entries[len] = io;
+    t.len += 1;
+    SUCCESS
 }
 
 /// Whether two backend names are the same (pointer-equal, or equal C
@@ -132,25 +162,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
         }
         // SAFETY: valid per the contract.
         let io = unsafe { *io };
-        let mut t = table().lock().unwrap_or_else(|p| p.into_inner());
-        if t.len == usize::from(u8::MAX) {
-            return ERR_PLUGIN_IO;
-        }
-        if io.id < IO_REGISTERED {
-            return ERR_PLUGIN_IO;
-        }
-        let len = t.len;
-        if let Some(e) = t.entries[..len].iter().find(|e| e.id == io.id) {
-            // SAFETY: registered names and the caller's are NUL-terminated.
-            return if unsafe { same_name(e.name, io.name) } {
-                SUCCESS
-            } else {
-                ERR_PLUGIN_IO
-            };
-        }
-        t.entries[len] = io;
-        t.len += 1;
-        SUCCESS
+        TABLE.change(|t| register_in(t, io)).unwrap_or(ERR_PLUGIN_IO)
     })
 }
 
@@ -168,7 +180,9 @@ pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
 
 /// Pointer to the table entry for `id`, NULL when none.
 fn lookup_ptr(id: u8) -> *mut blosc2_io_cb {
-    let mut t = table().lock().unwrap_or_else(|p| p.into_inner());
+    let Some(mut t) = TABLE.lock_mirrored() else {
+        return ptr::null_mut();
+    };
     let len = t.len;
     t.entries[..len]
         .iter_mut()
@@ -178,7 +192,7 @@ fn lookup_ptr(id: u8) -> *mut blosc2_io_cb {
 
 /// A copy of the callbacks registered under `id`.
 fn lookup(id: u8) -> Option<blosc2_io_cb> {
-    let t = table().lock().unwrap_or_else(|p| p.into_inner());
+    let t = TABLE.lock_mirrored()?;
     t.entries[..t.len].iter().find(|e| e.id == id).copied()
 }
 

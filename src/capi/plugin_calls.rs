@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void};
 use std::ptr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use crate::engine::plugins::{Call, HostRef, PluginEnv, UserCodec, UserFilter};
+use crate::engine::threads::fork_lock::ForkSlots;
 
 use super::boundary::{ERR_CODEC_SUPPORT, ERR_FAILURE};
 use super::defaults::{CPARAMS_DEFAULTS, DPARAMS_DEFAULTS};
@@ -29,12 +30,10 @@ pub(crate) struct SchunkAddr(pub usize);
 /// What plugins see of each live super-chunk handle, by public address.
 /// Contexts whose params name a super-chunk read it on every call
 /// (without taking the super-chunk's own lock, which the calling thread
-/// may hold).
-static ENVS: Mutex<BTreeMap<usize, PluginEnv>> = Mutex::new(BTreeMap::new());
-
-fn envs() -> MutexGuard<'static, BTreeMap<usize, PluginEnv>> {
-    ENVS.lock().unwrap_or_else(|p| p.into_inner())
-}
+/// may hold). A child forked while a parent thread was inside goes on
+/// with a copy (see `ForkSlots`); a super-chunk missing from it (or from
+/// a table lost to forks) gets the plain environment of `env_for`.
+static ENVS: ForkSlots<BTreeMap<usize, PluginEnv>> = ForkSlots::new();
 
 /// The handle user callbacks get for the super-chunk at `public`.
 pub(crate) fn host_of(public: *const c_void) -> HostRef {
@@ -43,12 +42,12 @@ pub(crate) fn host_of(public: *const c_void) -> HostRef {
 
 /// Record what plugins see of the super-chunk at `public`.
 pub(crate) fn publish_env(public: *const c_void, env: PluginEnv) {
-    envs().insert(public as usize, env);
+    ENVS.change(|t| t.insert(public as usize, env.clone()));
 }
 
 /// Forget a freed super-chunk.
 pub(crate) fn forget_env(public: *const c_void) {
-    envs().remove(&(public as usize));
+    ENVS.change(|t| t.remove(&(public as usize)));
 }
 
 /// What plugins see when a context's params name `schunk`: the
@@ -58,7 +57,8 @@ pub(crate) fn env_for(schunk: *const c_void) -> PluginEnv {
     if schunk.is_null() {
         return PluginEnv::default();
     }
-    envs().get(&(schunk as usize)).cloned().unwrap_or_else(|| PluginEnv {
+    let known = ENVS.lock_mirrored().and_then(|t| t.get(&(schunk as usize)).cloned());
+    known.unwrap_or_else(|| PluginEnv {
         host: Some(host_of(schunk)),
         ..PluginEnv::default()
     })

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::engine::plugins::registry::{self, Refusal};
+use crate::engine::threads::fork_lock::ForkSlots;
 
 use super::boundary::{c_str, ffi_boundary, ERR_CODEC_SUPPORT, ERR_FAILURE, ERR_INVALID_PARAM, SUCCESS};
 use super::plugin_calls::{CCodec, CFilter, CTuner};
@@ -17,11 +18,12 @@ use super::types::{blosc2_codec, blosc2_filter, blosc2_tuner};
 const ERR_CODEC_PARAM: c_int = -8;
 
 /// The name of plugin codec `code` as a C string that lives as long as
-/// the process (names never change once registered).
+/// the process (names never change once registered). None also when
+/// forks lost the cache (see `ForkSlots`).
 pub(crate) fn plugin_compname(code: c_int) -> Option<&'static std::ffi::CStr> {
-    static NAMES: Mutex<BTreeMap<u8, &'static std::ffi::CStr>> = Mutex::new(BTreeMap::new());
+    static NAMES: ForkSlots<BTreeMap<u8, &'static std::ffi::CStr>> = ForkSlots::new();
     let id = u8::try_from(code).ok()?;
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let mut names = NAMES.lock_mirrored()?;
     if let Some(n) = names.get(&id) {
         return Some(n);
     }
@@ -29,6 +31,9 @@ pub(crate) fn plugin_compname(code: c_int) -> Option<&'static std::ffi::CStr> {
     // At most one small string per id (256 in all), kept for C callers.
     let name: &'static std::ffi::CStr = Box::leak(name.into_boxed_c_str());
     names.insert(id, name);
+    names.mirror(|m| {
+        m.get_or_insert_with(BTreeMap::new).insert(id, name);
+    });
     Some(name)
 }
 

@@ -94,21 +94,10 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         if schunk.is_null() {
             return ERR_NULL_POINTER;
         }
-        let key = schunk as usize;
-        let h = {
-            let mut reg = match registry() {
-                Ok(reg) => reg,
-                Err(code) => return code,
-            };
-            let Some(h) = reg.remove(&key) else {
-                return ERR_INVALID_PARAM;
-            };
-            reg.mirror(|m| {
-                if let Some(m) = m {
-                    m.remove(&key);
-                }
-            });
-            h
+        let h = match change_registry(|reg| reg.remove(&(schunk as usize))) {
+            Ok(Some(h)) => h,
+            Ok(None) => return ERR_INVALID_PARAM,
+            Err(code) => return code,
         };
         let mut g = match h.lock() {
             Ok(g) => g,

@@ -53,9 +53,13 @@ static REGISTRY: ForkSlots<BTreeMap<usize, Arc<Handle>>> = ForkSlots::new();
 /// The registry, alone; `ERR_FAILURE` once forks caught threads inside it
 /// more often than it has slots.
 pub(super) fn registry() -> Result<SlotGuard<'static, BTreeMap<usize, Arc<Handle>>>, c_int> {
-    REGISTRY
-        .lock(|mirror| mirror.cloned().unwrap_or_default())
-        .ok_or(ERR_FAILURE)
+    REGISTRY.lock_mirrored().ok_or(ERR_FAILURE)
+}
+
+/// Change the registry (and its mirrors); `ERR_FAILURE` as for
+/// [`registry`].
+pub(super) fn change_registry<R>(change: impl Fn(&mut BTreeMap<usize, Arc<Handle>>) -> R) -> Result<R, c_int> {
+    REGISTRY.change(change).ok_or(ERR_FAILURE)
 }
 
 /// Exclusive use of a handle's state.
@@ -699,16 +703,12 @@ pub(crate) fn register(mut sc: SChunk, init: Init) -> *mut blosc2_schunk {
     let h = Arc::new(Handle {
         state: ForkLock::new(st),
     });
-    let Ok(mut reg) = registry() else {
+    if change_registry(|reg| reg.insert(public as usize, h.clone())).is_err() {
         if let Ok(mut st) = h.state.lock() {
             release(&mut st);
         }
         return ptr::null_mut();
-    };
-    reg.insert(public as usize, h.clone());
-    reg.mirror(|m| {
-        m.get_or_insert_with(BTreeMap::new).insert(public as usize, h.clone());
-    });
+    }
     public
 }
 

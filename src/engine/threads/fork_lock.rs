@@ -220,6 +220,25 @@ impl<T> ForkSlots<T> {
     }
 }
 
+impl<T: Clone + Default> ForkSlots<T> {
+    /// [`ForkSlots::lock`] for state its writers change only through
+    /// [`ForkSlots::change`]: a new slot starts as a mirror, or empty.
+    pub fn lock_mirrored(&self) -> Option<SlotGuard<'_, T>> {
+        self.lock(|mirror| mirror.cloned().unwrap_or_default())
+    }
+
+    /// Apply `change` to the state, then to its mirrors; what it returned
+    /// for the state (None as for [`ForkSlots::lock`]).
+    pub fn change<R>(&self, change: impl Fn(&mut T) -> R) -> Option<R> {
+        let mut state = self.lock_mirrored()?;
+        let r = change(&mut state);
+        state.mirror(|m| {
+            change(m.get_or_insert_with(T::default));
+        });
+        Some(r)
+    }
+}
+
 impl<T> SlotGuard<'_, T> {
     /// Apply the change just made to the state to the mirrors too (a
     /// mirror a fork caught a writer in is left alone).
