@@ -292,6 +292,14 @@ impl<'a> Writer<'a> {
                     }
                 }
             }
+        } else if N > 16 && length <= 16 {
+            // ALTERED for blosc2-rs (see vendor/README.md): a short match
+            // is copied as one 16-byte chunk, not one of N = 32 bytes. In
+            // unshuffled int64 sequences every item is a literal and a
+            // 7-byte match 8 bytes back, which reads the bytes the previous
+            // match stored; 32-byte stores there (crossing a cache line 3
+            // times in 8) held up each of those reads.
+            Self::copy_chunked_within::<16>(buf, capacity, current, offset_from_end, length);
         } else {
             Self::copy_chunked_within::<N>(buf, capacity, current, offset_from_end, length);
         }
