@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::engine::frame::{FrameBytes, LentBytes};
 use crate::engine::schunk::{self as eschunk, SChunk};
 
+use super::alloc::MallocBuf;
 use super::boundary::{bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, SUCCESS};
 use super::io_cb::{backend_for, destroy_backend};
 use super::schunk::{io_defaults, locking_requested, lookup, malloc_bytes, path_arg, register, with_state, Init};
@@ -234,12 +235,14 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             if let Some(b) = st.sc.cframe_ref().map_err(ecode)? {
                 return Ok((b.as_ptr().cast_mut(), b.len(), false));
             }
-            let v = st.sc.to_cframe().map_err(|_| ERR_SCHUNK_COPY)?;
-            let p = malloc_bytes(&v);
-            if p.is_null() {
-                return Err(ERR_MEMORY_ALLOC);
-            }
-            Ok((p, v.len(), true))
+            // Written straight into the malloc'ed buffer handed out: a copy
+            // of a Vec would hold the frame twice at once.
+            let buf = st.sc.to_cframe_with(MallocBuf::zeroed).map_err(|e| match e {
+                crate::engine::error::Error::MemoryAlloc => ERR_MEMORY_ALLOC,
+                _ => ERR_SCHUNK_COPY,
+            })?;
+            let len = buf.len();
+            Ok((buf.into_raw(), len, true))
         });
         match r {
             Ok((p, len, free)) => {

@@ -99,12 +99,35 @@ impl SChunk {
                 return f.to_cframe();
             }
         }
+        self.to_cframe_with(|len| Ok(vec![0u8; len]))
+    }
+
+    /// [`SChunk::to_cframe`] into a buffer from `alloc` (given the exact
+    /// length). A super-chunk not in an in-memory frame is copied into one
+    /// whose data region then moves over (see
+    /// [`crate::engine::frame::Frame::into_cframe_with`]), so its chunks are
+    /// held about twice at the peak, as in 3.3.5, not three times. (An
+    /// in-memory frame is serialized, then copied: callers that can use
+    /// its bytes in place take [`SChunk::cframe_ref`] first.)
+    pub fn to_cframe_with<B: AsMut<[u8]>>(&mut self, alloc: impl FnOnce(usize) -> Result<B>) -> Result<B> {
+        if let Backend::Frame(f) = &mut self.backend {
+            if matches!(f.kind(), FrameKind::Memory) {
+                let v = f.to_cframe()?;
+                let mut out = alloc(v.len())?;
+                let buf = out.as_mut();
+                if buf.len() != v.len() {
+                    return Err(Error::MemoryAlloc);
+                }
+                buf.copy_from_slice(&v);
+                return Ok(out);
+            }
+        }
         let storage = self.copy_storage(None);
         let mut copy = SChunk::new(storage)?;
         copy.cctx.cparams.nthreads = 0;
         self.copy_into(&mut copy, true)?;
-        match &mut copy.backend {
-            Backend::Frame(f) => f.to_cframe(),
+        match std::mem::replace(&mut copy.backend, Backend::Chunks(Vec::new())) {
+            Backend::Frame(f) => f.into_cframe_with(alloc),
             Backend::Chunks(_) => Err(Error::SchunkCopy),
         }
     }
@@ -242,5 +265,71 @@ impl SChunk {
             _ => i64::from(id),
         };
         Ok(self.get_chunk(n)?.into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A super-chunk of separate chunks (not a frame), with a metalayer, a
+    /// vlmetalayer, a zero chunk and more incompressible data than one
+    /// move step of `Frame::into_cframe_with`.
+    fn separate_chunks() -> SChunk {
+        let storage = Storage {
+            cparams: CParams {
+                typesize: 4,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        };
+        let mut s = SChunk::new(storage).unwrap();
+        s.meta_add("m", b"meta").unwrap();
+        let mut x = 0x9e37_79b9_u32;
+        let noise: Vec<u8> = (0..(1 << 20))
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        for k in 0..3u8 {
+            let mut c = noise.clone();
+            c[0] = k;
+            s.append_buffer(&c).unwrap();
+        }
+        s.append_buffer(&vec![0u8; 1 << 20]).unwrap();
+        s.vlmeta_add("v", b"vlmeta", None).unwrap();
+        s
+    }
+
+    #[test]
+    fn frame_written_into_a_buffer_is_the_serialized_copy() {
+        let mut s = separate_chunks();
+        // What `to_cframe` returned before it moved the data region: the
+        // copy's frame serialized.
+        let mut copy = SChunk::new(s.copy_storage(None)).unwrap();
+        copy.cctx.cparams.nthreads = 0;
+        s.copy_into(&mut copy, true).unwrap();
+        let expected = match &mut copy.backend {
+            Backend::Frame(f) => f.to_cframe().unwrap(),
+            Backend::Chunks(_) => unreachable!("a contiguous copy is a frame"),
+        };
+        assert!(expected.len() > 3 << 20);
+        assert_eq!(s.to_cframe().unwrap(), expected);
+        let boxed = s.to_cframe_with(|n| Ok(vec![7u8; n].into_boxed_slice())).unwrap();
+        assert_eq!(&boxed[..], &expected[..]);
+        // A buffer of the wrong length is refused, not overrun.
+        assert_eq!(s.to_cframe_with(|n| Ok(vec![0u8; n - 1])), Err(Error::MemoryAlloc));
+        let mut back = SChunk::from_cframe(expected, false).unwrap();
+        assert_eq!(back.nchunks(), 4);
+        for i in 0..4 {
+            assert_eq!(
+                back.decompress_chunk_vec(i).unwrap(),
+                s.decompress_chunk_vec(i).unwrap()
+            );
+        }
+        assert_eq!(back.meta_get("m").unwrap(), b"meta");
     }
 }
