@@ -7,12 +7,15 @@
 //! The calling thread is one of the workers; the others are process-wide
 //! helper threads ([`helpers`]), shared by every context. A context (a
 //! super-chunk, a b2nd array) is cheap to create: it never starts threads
-//! of its own. Scratch space stays per context, so contexts used from
-//! different threads at once share no buffers.
+//! of its own. Pools with the same number of workers share one set of
+//! scratch space while it is free and use their own otherwise
+//! ([`shared_scratch`]), so contexts used from different threads at once
+//! never wait for each other's buffers.
 
 pub mod fork_lock;
 pub mod forks;
 mod helpers;
+mod shared_scratch;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -151,9 +154,41 @@ fn job_runner() -> Option<Arc<JobRunner>> {
 /// `nthreads - 1` shared helper threads.
 pub struct Pool {
     nthreads: usize,
+    /// The scratch shared by the pools of this worker count (None when
+    /// the registry was busy at creation).
+    shared: Option<shared_scratch::Shared>,
+    /// This pool's own scratch, for when the shared set is in use.
     scratch: Vec<WorkerScratch>,
     /// Staging buffers handed between workers (parallel compression).
     spare: Vec<Vec<u8>>,
+}
+
+/// A worker's scratch lent for serial work: from the shared set or the
+/// pool's own.
+pub enum SerialScratch<'a> {
+    /// The first worker's scratch of the shared set.
+    Shared(MutexGuard<'a, Vec<WorkerScratch>>),
+    /// The pool's own first worker's scratch.
+    Own(&'a mut WorkerScratch),
+}
+
+impl std::ops::Deref for SerialScratch<'_> {
+    type Target = WorkerScratch;
+    fn deref(&self) -> &WorkerScratch {
+        match self {
+            SerialScratch::Shared(g) => &g[0],
+            SerialScratch::Own(w) => w,
+        }
+    }
+}
+
+impl std::ops::DerefMut for SerialScratch<'_> {
+    fn deref_mut(&mut self) -> &mut WorkerScratch {
+        match self {
+            SerialScratch::Shared(g) => &mut g[0],
+            SerialScratch::Own(w) => w,
+        }
+    }
 }
 
 impl Pool {
@@ -162,12 +197,8 @@ impl Pool {
         let nthreads = nthreads.max(1);
         Pool {
             nthreads,
-            scratch: (0..nthreads)
-                .map(|tid| WorkerScratch {
-                    tid: tid as i32,
-                    ..WorkerScratch::default()
-                })
-                .collect(),
+            shared: shared_scratch::shared_set(nthreads),
+            scratch: shared_scratch::fresh_set(nthreads),
             spare: Vec::new(),
         }
     }
@@ -204,8 +235,11 @@ impl Pool {
     }
 
     /// The first worker's scratch, for serial work.
-    pub fn serial_scratch(&mut self) -> &mut WorkerScratch {
-        &mut self.scratch[0]
+    pub fn serial_scratch(&mut self) -> SerialScratch<'_> {
+        match shared_scratch::try_take(&self.shared) {
+            Some(g) => SerialScratch::Shared(g),
+            None => SerialScratch::Own(&mut self.scratch[0]),
+        }
     }
 
     /// Run `f` on every item, on up to `nthreads` workers (serially when
@@ -217,8 +251,13 @@ impl Pool {
         F: Fn(T, &mut WorkerScratch) -> Result<()> + Sync,
     {
         let workers = self.nthreads.min(nitems);
+        let mut shared = shared_scratch::try_take(&self.shared);
+        let scratch: &mut Vec<WorkerScratch> = match shared.as_mut() {
+            Some(g) => g,
+            None => &mut self.scratch,
+        };
         if workers <= 1 {
-            let ws = &mut self.scratch[0];
+            let ws = &mut scratch[0];
             for it in items {
                 f(it, ws)?;
             }
@@ -247,7 +286,7 @@ impl Pool {
         };
         // One job per worker, each owning one worker's scratch (the lock is
         // never contended: a job number is run once).
-        let slots: Vec<Mutex<&mut WorkerScratch>> = self.scratch[..workers].iter_mut().map(Mutex::new).collect();
+        let slots: Vec<Mutex<&mut WorkerScratch>> = scratch[..workers].iter_mut().map(Mutex::new).collect();
         let job = |i: usize| {
             if let Some(slot) = slots.get(i) {
                 work(&mut slot.lock().unwrap_or_else(|p| p.into_inner()));
@@ -281,6 +320,36 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pools of one worker count use one set of scratch while it is free,
+    /// and their own while another pool holds it; other counts never share.
+    /// (Worker counts no other test uses, so parallel tests cannot interfere.)
+    #[test]
+    fn pools_of_one_worker_count_share_scratch_while_free() {
+        let mut a = Pool::new(37);
+        let mut b = Pool::new(37);
+        let mut other = Pool::new(38);
+        grow_scratch(&mut a.serial_scratch().a, 1000);
+        assert_eq!(b.serial_scratch().a.len(), 1000);
+        assert_eq!(other.serial_scratch().a.len(), 0);
+        {
+            let _held = a.serial_scratch();
+            assert_eq!(b.serial_scratch().a.len(), 0);
+            // A run while the shared set is held uses the pool's own set.
+            let mut out = vec![0u8; 37 * 8];
+            b.run(37, out.chunks_mut(8).enumerate(), |(i, c), ws| {
+                assert!(ws.tid < 37);
+                c.fill(i as u8);
+                Ok(())
+            })
+            .unwrap();
+            assert!(out.chunks(8).enumerate().all(|(i, c)| c.iter().all(|&x| x == i as u8)));
+        }
+        assert_eq!(b.serial_scratch().a.len(), 1000);
+        // The set goes with the last pool holding it.
+        drop((a, b));
+        assert_eq!(Pool::new(37).serial_scratch().a.len(), 0);
+    }
 
     #[test]
     fn parallel_fills_disjoint_slices() {

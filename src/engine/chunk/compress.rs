@@ -454,7 +454,8 @@ fn store_memcpyed(
             Ok(())
         })?,
         (Some(pf), _) => {
-            let ws = pool.serial_scratch();
+            let mut serial = pool.serial_scratch();
+            let ws = &mut *serial;
             ws.reserve_staging(0, plan.ttmp_len());
             let tid = ws.tid;
             for (j, out) in body.chunks_mut(plan.blocksize.max(1)).enumerate() {
@@ -571,7 +572,8 @@ fn encode_blocks(
     let workers = pool.nthreads().min(nblocks);
     if workers <= 1 {
         // Serial: encode straight into `dest`.
-        let ws = pool.serial_scratch();
+        let mut serial = pool.serial_scratch();
+        let ws = &mut *serial;
         plan.reserve(ws);
         // How far the pages of `dest` are faulted in (prefault only).
         let mut faulted = pos;
@@ -1076,7 +1078,8 @@ fn compress_with_dict(plan: &Plan<'_>, hdr: &mut ChunkHeader, dest: &mut [u8], p
     let need = nsamples * sample_size;
     let mut samples = Vec::with_capacity(need);
     {
-        let ws = pool.serial_scratch();
+        let mut serial = pool.serial_scratch();
+        let ws = &mut *serial;
         plan.reserve(ws);
         for j in 0..plan.nblocks {
             if samples.len() >= need {

@@ -708,7 +708,7 @@ where
     // DELTA blocks need the decoded block 0: decode it once, apart.
     let block0 = if chunk.needs_block0() {
         let mut b0 = vec![0u8; chunk.block_len(0)];
-        decode_block(&chunk, 0, &mut b0, None, opts, pool.serial_scratch())?;
+        decode_block(&chunk, 0, &mut b0, None, opts, &mut pool.serial_scratch())?;
         Some(b0)
     } else {
         None
@@ -804,7 +804,7 @@ pub(crate) fn decompress_chunk(
         // DELTA on one thread (or with block 0 masked out): block 0 first,
         // then shared read-only.
         if !masked(0) {
-            decode_block(chunk, 0, first, None, opts, pool.serial_scratch())?;
+            decode_block(chunk, 0, first, None, opts, &mut pool.serial_scratch())?;
         }
         let block0: &[u8] = first;
         pool.run(chunk.nblocks - 1, rest.chunks_mut(bs).enumerate(), |(i, out), ws| {

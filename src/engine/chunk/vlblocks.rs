@@ -67,7 +67,8 @@ pub fn vlcompress(cp: &CParams, blocks: &[&[u8]], dest: &mut [u8], pool: &mut Po
         let dict_maxsize = MAX_DICT_SIZE.min(total / 20);
         let sample_size = total / nblocks / 16;
         if dict_maxsize >= MIN_USEFUL_DICT && nblocks >= 8 && sample_size > 0 {
-            let ws = pool.serial_scratch();
+            let mut serial = pool.serial_scratch();
+            let ws = &mut *serial;
             ws.reserve(maxlen);
             let mut samples = Vec::with_capacity(total);
             let mut sizes = Vec::with_capacity(nblocks);
