@@ -3,9 +3,12 @@
  * harness's round trip, smaller: super-chunk in memory, 4 MiB chunks of
  * f64, LZ4 clevel 5, shuffle, 2 threads. `train extras` adds the other
  * common paths: the context-free API with the default codec (BloscLZ),
- * Zstd and zlib through contexts, bitshuffle, getitem, and frames in
- * memory and on disk. Every result is checked, so a wrong build fails
- * here rather than in a profile. */
+ * Zstd and zlib through contexts, contexts of 2 threads, bitshuffle,
+ * getitem, frames in memory (also serialized from separate chunks and
+ * read in place) and on disk, and a b2nd array from and to a C buffer.
+ * Every result is checked, so a wrong build fails here rather than in a
+ * profile. */
+#include <b2nd.h>
 #include <blosc2.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,13 +55,16 @@ static int roundtrip(double *src, double *out) {
   return 0;
 }
 
-/* One chunk of `nbytes` through a context with `compcode` and `filter`. */
-static int with_codec(int compcode, int filter, const double *src, double *out, int32_t nbytes) {
+/* One chunk of `nbytes` through a context with `compcode`, `filter` and
+ * `nthreads` threads. */
+static int with_codec(int compcode, int filter, int nthreads, const double *src, double *out, int32_t nbytes) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.compcode = compcode;
   cp.typesize = 8;
+  cp.nthreads = nthreads;
   cp.filters[BLOSC2_MAX_FILTERS - 1] = filter;
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = nthreads;
   blosc2_context *cctx = blosc2_create_cctx(cp);
   blosc2_context *dctx = blosc2_create_dctx(dp);
   int32_t cap = nbytes + BLOSC2_MAX_OVERHEAD;
@@ -87,17 +93,23 @@ static int extras(double *src, double *out) {
   double item;
   if (blosc2_getitem(chunk, csize, 7, 1, &item, sizeof item) != sizeof item || item != src[7]) return fail("getitem");
   free(chunk);
-  if (with_codec(BLOSC_ZSTD, BLOSC_SHUFFLE, src, out, nbytes)) return 1;
-  if (with_codec(BLOSC_ZLIB, BLOSC_SHUFFLE, src, out, nbytes)) return 1;
-  if (with_codec(BLOSC_BLOSCLZ, BLOSC_BITSHUFFLE, src, out, nbytes)) return 1;
+  if (with_codec(BLOSC_ZSTD, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
+  if (with_codec(BLOSC_ZLIB, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
+  if (with_codec(BLOSC_BLOSCLZ, BLOSC_BITSHUFFLE, 1, src, out, nbytes)) return 1;
+  /* Contexts of several threads, as programs without super-chunks use them. */
+  if (with_codec(BLOSC_LZ4, BLOSC_SHUFFLE, 2, src, out, CHUNK)) return 1;
+  if (with_codec(BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 2, src, out, CHUNK)) return 1;
+  if (with_codec(BLOSC_ZSTD, BLOSC_SHUFFLE, 2, src, out, CHUNK)) return 1;
   /* Frames: contiguous in memory, serialized and reopened, and on disk. */
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 8;
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
   const char *path = "train_link_order.b2frame";
   blosc2_remove_urlpath(path);
-  for (int on_disk = 0; on_disk < 2; on_disk++) {
-    blosc2_storage st = {.contiguous = true, .urlpath = on_disk ? (char *)path : NULL, .cparams = &cp, .dparams = &dp};
+  /* 0: contiguous in memory, reopened as a copy; 1: on disk, reopened;
+   * 2: separate chunks, serialized and read in place (copy = false). */
+  for (int on_disk = 0; on_disk < 3; on_disk++) {
+    blosc2_storage st = {.contiguous = on_disk < 2, .urlpath = on_disk == 1 ? (char *)path : NULL, .cparams = &cp, .dparams = &dp};
     blosc2_schunk *sc = blosc2_schunk_new(&st);
     if (sc == NULL) return fail("frame schunk_new");
     for (int k = 0; k < 2; k++)
@@ -106,7 +118,7 @@ static int extras(double *src, double *out) {
     bool needs_free;
     int64_t len = blosc2_schunk_to_buffer(sc, &cframe, &needs_free);
     if (len <= 0) return fail("to_buffer");
-    blosc2_schunk *back = on_disk ? blosc2_schunk_open(path) : blosc2_schunk_from_buffer(cframe, len, true);
+    blosc2_schunk *back = on_disk == 1 ? blosc2_schunk_open(path) : blosc2_schunk_from_buffer(cframe, len, on_disk == 0);
     if (back == NULL) return fail("reopen");
     if (blosc2_schunk_decompress_chunk(back, 1, out, nbytes) != nbytes || memcmp(out, src, nbytes))
       return fail("frame decompress_chunk");
@@ -115,6 +127,21 @@ static int extras(double *src, double *out) {
     blosc2_schunk_free(sc);
   }
   blosc2_remove_urlpath(path);
+  /* A b2nd array from and back to a C buffer, 2 threads. */
+  int64_t shape[2] = {256, 1024};
+  int32_t chunkshape[2] = {128, 512}, blockshape[2] = {32, 256};
+  cp.nthreads = 2;
+  cp.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
+  dp.nthreads = 2;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunkshape, blockshape, NULL, 0, NULL, 0);
+  b2nd_array_t *arr;
+  int64_t size = shape[0] * shape[1] * 8;
+  fill(1, src, (size_t)(size / 8));
+  if (ctx == NULL || b2nd_from_cbuffer(ctx, &arr, src, size) < 0) return fail("b2nd_from_cbuffer");
+  if (b2nd_to_cbuffer(arr, out, size) < 0 || memcmp(out, src, size)) return fail("b2nd_to_cbuffer");
+  b2nd_free(arr);
+  b2nd_free_ctx(ctx);
   return 0;
 }
 
