@@ -90,6 +90,36 @@ fn thread_count() -> usize {
     std::fs::read_dir("/proc/self/task").map(|d| d.count()).unwrap_or(0)
 }
 
+/// A thread running `round(0)`, `round(1)`, ... (made by `make` on that
+/// thread) until stopped, so that forks catch it at every point of a round.
+struct Busy {
+    stop: Arc<AtomicBool>,
+    thread: thread::JoinHandle<()>,
+}
+
+fn keep_busy<R: FnMut(u64)>(make: impl FnOnce() -> R + Send + 'static) -> Busy {
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut round = make();
+            let mut k = 0;
+            while !stop.load(Ordering::Relaxed) {
+                round(k);
+                k += 1;
+            }
+        })
+    };
+    Busy { stop, thread }
+}
+
+impl Busy {
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().expect("busy thread");
+    }
+}
+
 /// Fork; the child runs `work` and exits with 0 when it returns true, 1
 /// when false, 2 when it panicked. The parent waits for it up to the
 /// deadline (killing it then) and returns its exit status, or None when it
@@ -202,18 +232,12 @@ fn a_child_uses_the_parents_contexts() {
 #[test]
 fn forks_during_parallel_work_do_not_hang() {
     let _serial = serial();
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            let src = data(1 << 20, 5);
-            let mut cctx = Context::compressor(cparams(2));
-            let mut dctx = Context::decompressor(dparams(2));
-            while !stop.load(Ordering::Relaxed) {
-                assert!(round_trip(&mut cctx, &mut dctx, &src));
-            }
-        })
-    };
+    let busy = keep_busy(|| {
+        let src = data(1 << 20, 5);
+        let mut cctx = Context::compressor(cparams(2));
+        let mut dctx = Context::decompressor(dparams(2));
+        move |_| assert!(round_trip(&mut cctx, &mut dctx, &src))
+    });
     for k in 0..20u64 {
         let status = in_child(|| {
             round_trip(
@@ -228,8 +252,7 @@ fn forks_during_parallel_work_do_not_hang() {
             "fork {k}: child failed (1: wrong bytes; 2: panic; None: hung)"
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.join().expect("busy thread");
+    busy.stop();
 }
 
 /// Set by the prefilter of the test below once it is inside a call.
@@ -444,26 +467,11 @@ fn forks_while_super_chunks_come_and_go_do_not_hang() {
     let old = new_schunk(None);
     let before = data(1 << 16, 30);
     assert_eq!(append(old, &before), 1);
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            let mut k = 0;
-            while !stop.load(Ordering::Relaxed) {
-                assert!(new_schunk_round_trips(k));
-                k += 1;
-            }
-        })
-    };
-    let looking = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            let not_a_schunk = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                assert!(free_schunk(&not_a_schunk as *const u64 as usize) < 0);
-            }
-        })
-    };
+    let busy = keep_busy(|| |k| assert!(new_schunk_round_trips(k)));
+    let looking = keep_busy(|| {
+        let not_a_schunk = 0u64;
+        move |_| assert!(free_schunk(&not_a_schunk as *const u64 as usize) < 0)
+    });
     for k in 0..20u64 {
         let status = in_child(|| chunk_is(old, 0, &before) && new_schunk_round_trips(40 + k));
         assert_eq!(
@@ -472,9 +480,8 @@ fn forks_while_super_chunks_come_and_go_do_not_hang() {
             "fork {k}: child failed (1: old super-chunk lost or a new one failed; 2: panic; None: hung)"
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.join().expect("busy thread");
-    looking.join().expect("looking thread");
+    busy.stop();
+    looking.stop();
     assert_eq!(free_schunk(old), 0);
 }
 
@@ -577,20 +584,14 @@ fn forks_while_the_global_settings_change_do_not_hang() {
     let _serial = serial();
     // SAFETY: a NUL-terminated name.
     assert!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) } >= 0);
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            let mut k = 0i16;
-            while !stop.load(Ordering::Relaxed) {
-                blosc2_set_nthreads(1 + k % 2);
-                assert!(blosc2_get_nthreads() >= 1);
-                // SAFETY: a NUL-terminated name.
-                assert!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) } >= 0);
-                k = k.wrapping_add(1);
-            }
-        })
-    };
+    let busy = keep_busy(|| {
+        |k| {
+            blosc2_set_nthreads(1 + (k % 2) as i16);
+            assert!(blosc2_get_nthreads() >= 1);
+            // SAFETY: a NUL-terminated name.
+            assert!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) } >= 0);
+        }
+    });
     for k in 0..20u64 {
         let status = in_child(|| {
             // SAFETY: the library's static codec name, or NULL.
@@ -603,8 +604,7 @@ fn forks_while_the_global_settings_change_do_not_hang() {
             "fork {k}: child failed (1: settings lost or a global call failed; 2: panic; None: hung)"
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.join().expect("busy thread");
+    busy.stop();
     // SAFETY: a NUL-terminated name.
     unsafe { blosc1_set_compressor(c"blosclz".as_ptr()) };
     blosc2_set_nthreads(1);
@@ -681,17 +681,7 @@ fn forks_while_arrays_come_and_go_do_not_hang() {
     let before = data(64 * 128 * 8, 70);
     let old = new_array(&before);
     assert_ne!(old, 0);
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            let mut k = 0;
-            while !stop.load(Ordering::Relaxed) {
-                assert!(new_array_round_trips(k));
-                k += 1;
-            }
-        })
-    };
+    let busy = keep_busy(|| |k| assert!(new_array_round_trips(k)));
     for k in 0..20u64 {
         let status = in_child(|| array_is(old, &before) && new_array_round_trips(80 + k));
         assert_eq!(
@@ -700,8 +690,7 @@ fn forks_while_arrays_come_and_go_do_not_hang() {
             "fork {k}: child failed (1: old array lost or a new one failed; 2: panic; None: hung)"
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.join().expect("busy thread");
+    busy.stop();
     assert_eq!(free_array(old), 0);
 }
 
@@ -726,15 +715,7 @@ fn forks_while_io_backends_are_looked_up_do_not_hang() {
     };
     // SAFETY: a valid struct whose name is a static C string.
     assert_eq!(unsafe { blosc2_register_io_cb(&backend(200, c"fork-test-parent")) }, 0);
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy = {
-        let stop = stop.clone();
-        thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                assert!(!blosc2_get_io_cb(200).is_null());
-            }
-        })
-    };
+    let busy = keep_busy(|| |_| assert!(!blosc2_get_io_cb(200).is_null()));
     for k in 0..20u8 {
         let status = in_child(|| {
             // SAFETY: as above.
@@ -747,6 +728,5 @@ fn forks_while_io_backends_are_looked_up_do_not_hang() {
             "fork {k}: child failed (1: a backend lost or not registered; 2: panic; None: hung)"
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.join().expect("busy thread");
+    busy.stop();
 }
