@@ -342,15 +342,12 @@ impl<S: BorrowMut<SChunk>> Array<S> {
         let block_len = self.geom.block_nbytes(self.typesize())?;
         let blockshape: Vec<i64> = self.geom.blockshape().iter().map(|&b| i64::from(b)).collect();
         let bufshape = &buffershape[..nd];
+        let mut blocks_in_dim = [1i64; MAX_DIM];
+        for (i, n) in blocks_in_dim.iter_mut().enumerate().take(nd) {
+            *n = self.geom.blocks_in_dim(i);
+        }
+        let nblocks = usize::try_from(self.geom.nblocks()).map_err(|_| Error::Data("block count"))?;
         self.parts(&r, |a, p| {
-            let mut parts = vec![None; a.geom.nblocks() as usize];
-            a.blocks_of(&p, &r, |nb, bstart, s0, s1| {
-                let slot = parts
-                    .get_mut(nb as usize)
-                    .ok_or(Error::Data("block outside the chunk"))?;
-                *slot = Some((*bstart, *s0, *s1));
-                Ok(())
-            })?;
             let blocks = RegionBlocks {
                 nd,
                 itemsize: ts,
@@ -358,7 +355,10 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 bufshape,
                 blockshape: &blockshape,
                 region: r,
-                parts,
+                chunk_start: p.chunk_start,
+                chunk_stop: p.chunk_stop,
+                blocks_in_dim,
+                nblocks,
                 block_len,
             };
             if p.covered {
