@@ -58,9 +58,7 @@ impl RegionBlocks<'_> {
             rest /= self.blocks_in_dim[i];
             let bs = self.blockshape[i];
             bstart[i] = self.chunk_start[i] + bc * bs;
-            let bstop = (bstart[i] + bs).min(self.chunk_stop[i]);
-            s0[i] = self.region.start[i].max(bstart[i]);
-            s1[i] = self.region.stop[i].min(bstop);
+            (s0[i], s1[i]) = self.region.part_in_block(i, bstart[i], bs, self.chunk_stop[i]);
             if s0[i] >= s1[i] {
                 return None;
             }

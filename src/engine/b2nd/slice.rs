@@ -19,6 +19,16 @@ pub(super) struct Region {
     pub stop: [i64; MAX_DIM],
 }
 
+impl Region {
+    /// Along dimension `i`, the region's part `[s0, s1)` of the block that
+    /// starts at `bstart` and spans `bs` items, clipped to the chunk's end
+    /// `chunk_stop`; empty when `s0 >= s1`.
+    pub(super) fn part_in_block(&self, i: usize, bstart: i64, bs: i64, chunk_stop: i64) -> (i64, i64) {
+        let bstop = (bstart + bs).min(chunk_stop);
+        (self.start[i].max(bstart), self.stop[i].min(bstop))
+    }
+}
+
 /// Iterate over all index tuples in `lo[i]..=hi[i]` (C order).
 pub(super) fn for_each_index(
     ndim: usize,
@@ -151,9 +161,7 @@ impl<S: BorrowMut<SChunk>> Array<S> {
                 let bs = i64::from(g.blockshape[i]);
                 nblock = nblock * g.blocks_in_dim(i) + bc[i];
                 bstart[i] = p.chunk_start[i] + bc[i] * bs;
-                let bstop = (bstart[i] + bs).min(p.chunk_stop[i]);
-                s0[i] = r.start[i].max(bstart[i]);
-                s1[i] = r.stop[i].min(bstop);
+                (s0[i], s1[i]) = r.part_in_block(i, bstart[i], bs, p.chunk_stop[i]);
             }
             f(nblock, &bstart, &s0, &s1)
         })
