@@ -533,6 +533,27 @@ fn reused_table_gives_the_bytes_of_a_fresh_one() {
             );
         }
     }
+    // Long passes: text stores too many positions and clears, runs store
+    // few and are tagged, over the slots the text left.
+    for seed in 0..6 {
+        for (clevel, len, kind) in [
+            (5, 16_384, 2),
+            (5, 16_384, 1),
+            (9, 40_000, 1),
+            (5, 20_000, 2),
+            (5, 9000, 0),
+        ] {
+            let data = gen(kind, len, seed);
+            let mut fresh = vec![0; len];
+            let mut reused = vec![0; len];
+            let a = compress(clevel, &data, &mut fresh);
+            let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
+            assert!(
+                a > 0 && fresh[..a] == reused[..b],
+                "long: clevel {clevel} len {len} kind {kind} seed {seed}"
+            );
+        }
+    }
     for (clevel, len, kind) in [(9, 30_000, 2), (2, 2000, 0), (5, 3000, 1)] {
         let data = gen(kind, len, 9);
         let mut fresh = vec![0; len];
