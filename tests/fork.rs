@@ -6,8 +6,8 @@
 //! the fork fails at once in the child rather than wait for that thread.
 //! The same holds for every lock a C program reaches: a super-chunk another
 //! thread was inside fails in the child, while the registry of
-//! super-chunks, the global settings and the global functions' contexts
-//! go on working.
+//! super-chunks, the global settings, the global functions' contexts, the
+//! plugin registry and the table of memory-mapped files go on working.
 //! Each child reports by exit status; the parent waits with a deadline and
 //! kills a child that hangs. The tests run one at a time: one of them sets
 //! the process-wide threads callback.
@@ -27,13 +27,20 @@ use blosc2::capi::global::{
     blosc2_get_nthreads, blosc2_init, blosc2_set_nthreads, blosc2_set_threads_callback,
 };
 use blosc2::capi::io_cb::{blosc2_get_io_cb, blosc2_register_io_cb};
-use blosc2::capi::misc::{blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults};
+use blosc2::capi::misc::{
+    blosc2_compname_to_compcode, blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
+    blosc2_get_blosc2_stdio_mmap_defaults,
+};
+use blosc2::capi::plugins::blosc2_register_codec;
 use blosc2::capi::schunk::{
     blosc2_schunk_append_buffer, blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_new,
 };
-use blosc2::capi::types::blosc2_io_cb;
+use blosc2::capi::stdio_mmap::{
+    blosc2_stdio_mmap_destroy, blosc2_stdio_mmap_open, blosc2_stdio_mmap_read, blosc2_stdio_mmap_write,
+};
+use blosc2::capi::types::{blosc2_codec, blosc2_io_cb};
 use blosc2::capi::types::{blosc2_context, blosc2_cparams, blosc2_prefilter_params};
-use blosc2::capi::types_schunk::{b2nd_array_t, b2nd_context_t, blosc2_schunk, blosc2_storage};
+use blosc2::capi::types_schunk::{b2nd_array_t, b2nd_context_t, blosc2_schunk, blosc2_stdio_mmap, blosc2_storage};
 use blosc2::engine::constants::{codec, filter, MAX_FILTERS, MAX_OVERHEAD};
 use blosc2::engine::context::Context;
 use blosc2::engine::params::{CParams, DParams};
@@ -729,4 +736,97 @@ fn forks_while_io_backends_are_looked_up_do_not_hang() {
         );
     }
     busy.stop();
+}
+
+/// Forks taken while another thread looks up plugin codecs by name: every
+/// child finds 3.3.5's built-in names and registers a codec of its own
+/// (before, a lookup caught by the fork left the registry's read lock
+/// held for ever and the child's registration waited on it).
+#[test]
+fn forks_while_plugin_codecs_are_looked_up_do_not_hang() {
+    let _serial = serial();
+    blosc2_init();
+    // SAFETY: a static NUL-terminated name.
+    let ndlz = || unsafe { blosc2_compname_to_compcode(c"ndlz".as_ptr()) };
+    let expected = ndlz();
+    assert!(expected > 0);
+    let busy = keep_busy(move || move |_| assert_eq!(ndlz(), expected));
+    for k in 0..20u8 {
+        let status = in_child(|| {
+            let name = std::ffi::CString::new(format!("fork-codec-{k}")).expect("no NUL");
+            let mut codec = blosc2_codec {
+                compcode: 200 + k,
+                compname: name.as_ptr().cast_mut(),
+                complib: 200 + k,
+                version: 1,
+                encoder: None,
+                decoder: None,
+            };
+            // SAFETY: a valid struct with a NUL-terminated name; the
+            // callbacks are never called.
+            let registered = unsafe { blosc2_register_codec(&mut codec) } == 0;
+            // SAFETY: as above.
+            let found = unsafe { blosc2_compname_to_compcode(name.as_ptr()) };
+            registered && found == c_int::from(200 + k) && ndlz() == expected
+        });
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: a codec lost or not registered; 2: panic; None: hung)"
+        );
+    }
+    busy.stop();
+}
+
+/// Forks taken while another thread reads a memory-mapped file: every
+/// child maps a file of its own, writes and reads it back.
+#[test]
+fn forks_while_a_mapped_file_is_read_do_not_hang() {
+    let _serial = serial();
+    let dir = std::env::temp_dir().join(format!("blosc2-fork-mmap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let parent_path = std::ffi::CString::new(dir.join("parent.bin").to_str().expect("utf-8")).expect("no NUL");
+    std::fs::write(dir.join("parent.bin"), [7u8; 4096]).expect("write");
+    let mut parent = Box::new(blosc2_get_blosc2_stdio_mmap_defaults());
+    parent.mode = c"r".as_ptr();
+    let parent_at = &mut *parent as *mut blosc2_stdio_mmap as usize;
+    // SAFETY: a valid struct and path.
+    let opened = unsafe { blosc2_stdio_mmap_open(parent_path.as_ptr(), c"r".as_ptr(), parent_at as *mut c_void) };
+    assert!(!opened.is_null());
+    let busy = keep_busy(move || {
+        move |_| {
+            let mut at: *mut c_void = std::ptr::null_mut();
+            // SAFETY: the struct opened above, alive until after `stop`.
+            let n = unsafe { blosc2_stdio_mmap_read(&mut at, 1, 16, 8, parent_at as *mut c_void) };
+            assert_eq!(n, 16);
+        }
+    });
+    for k in 0..20 {
+        let path = dir.join(format!("child-{k}.bin"));
+        let status = in_child(|| {
+            let cpath = std::ffi::CString::new(path.to_str().expect("utf-8")).expect("no NUL");
+            let mut s = blosc2_get_blosc2_stdio_mmap_defaults();
+            s.mode = c"w+".as_ptr();
+            let sp = &mut s as *mut blosc2_stdio_mmap as *mut c_void;
+            let data = [k as u8; 64];
+            let mut at: *mut c_void = std::ptr::null_mut();
+            // SAFETY: a valid struct, path and buffers; destroyed once.
+            unsafe {
+                let ok = !blosc2_stdio_mmap_open(cpath.as_ptr(), c"w+".as_ptr(), sp).is_null()
+                    && blosc2_stdio_mmap_write(data.as_ptr().cast(), 1, 64, 0, sp) == 64
+                    && blosc2_stdio_mmap_read(&mut at, 1, 64, 0, sp) == 64
+                    && std::slice::from_raw_parts(at.cast::<u8>(), 64) == data;
+                blosc2_stdio_mmap_destroy(sp) == 0 && ok
+            }
+        });
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: the mapping failed; 2: panic; None: hung)"
+        );
+    }
+    busy.stop();
+    // SAFETY: the struct opened above; not used again.
+    assert_eq!(unsafe { blosc2_stdio_mmap_destroy(parent_at as *mut c_void) }, 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,24 +9,44 @@
 //! allocated (and the struct itself when `needs_free`). The mapping is the
 //! engine's [`MmapFile`], kept here by the struct's address.
 
-use std::collections::HashMap;
+use crate::engine::io::mmap::{MmapFile, MmapMode};
+use crate::engine::threads::fork_lock::{ForkLock, ForkSlots};
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 use std::ptr;
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
-use crate::engine::io::mmap::{MmapFile, MmapMode};
+use std::sync::Arc;
 
 use super::alloc::malloc_cstring;
 use super::boundary::{c_str, ffi_boundary};
 use super::types_schunk::blosc2_stdio_mmap;
 
+/// An open mapping. Each has its own lock, so that a process forked while
+/// a parent's thread was inside one loses only that one (see `ForkLock`).
+type Shared = Arc<ForkLock<MmapFile>>;
+
 /// The open mappings, by the address of their `blosc2_stdio_mmap`.
-fn maps() -> MutexGuard<'static, HashMap<usize, MmapFile>> {
-    static MAPS: OnceLock<Mutex<HashMap<usize, MmapFile>>> = OnceLock::new();
-    MAPS.get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
+static MAPS: ForkSlots<BTreeMap<usize, Shared>> = ForkSlots::new();
+
+/// The table could not be had (see `ForkSlots::lock`).
+struct Unavailable;
+
+/// The mapping open at `at`, None when `at` is not one of ours.
+fn mapping(at: *mut c_void) -> Result<Option<Shared>, Unavailable> {
+    let maps = MAPS.lock_mirrored().ok_or(Unavailable)?;
+    Ok(maps.get(&(at as usize)).cloned())
+}
+
+/// Use the mapping alone; None (traced) when a fork caught a parent's
+/// thread inside it.
+fn using<R>(m: &Shared, f: impl FnOnce(&mut MmapFile) -> R) -> Option<R> {
+    match m.lock() {
+        Ok(mut g) => Some(f(&mut g)),
+        Err(_) => {
+            trace_error("The memory-mapped file is unavailable: a fork caught a thread using it.");
+            None
+        }
+    }
 }
 
 /// `[info]` lines, printed when `BLOSC_INFO` is set (3.3.5's `BLOSC_INFO`).
@@ -127,16 +147,20 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         let s = unsafe { &mut *params.cast::<blosc2_stdio_mmap>() };
         // SAFETY: NUL-terminated per the contract.
         let path = unsafe { CStr::from_ptr(urlpath) };
-        let mut maps = maps();
-        if let Some(m) = maps.get(&(params as usize)) {
+        let Ok(open) = mapping(params) else {
+            return ptr::null_mut();
+        };
+        if let Some(m) = open {
             // SAFETY: our own malloc'ed copy of the path.
             let same = !s.urlpath.is_null() && unsafe { CStr::from_ptr(s.urlpath) } == path;
             if !same {
                 trace_error("The memory-mapped file is already opened with another path (sparse frames cannot be memory-mapped).");
                 return ptr::null_mut();
             }
-            publish(s, m);
-            return params;
+            return match using(&m, |m| publish(s, m)) {
+                Some(()) => params,
+                None => ptr::null_mut(),
+            };
         }
         if !s.addr.is_null() {
             trace_error("Memory-mapped file has invalid state: it is not open here.");
@@ -178,8 +202,11 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
             "Opened memory-mapped file {path_str} in mode {mode_str} with an mapping size of {} bytes.",
             m.mapping_size()
         ));
+        let m: Shared = Arc::new(ForkLock::new(m));
+        if MAPS.change(|maps| maps.insert(params as usize, m.clone())).is_none() {
+            return ptr::null_mut();
+        }
         s.mode = ptr::null();
-        maps.insert(params as usize, m);
         params
     })
 }
@@ -269,8 +296,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         }
         // SAFETY: readable for `n` bytes per the contract.
         let data = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), n) };
-        let mut maps = maps();
-        let Some(m) = maps.get_mut(&(stream as usize)) else {
+        let Ok(open) = mapping(stream) else {
+            return 0;
+        };
+        let Some(m) = open else {
             // SAFETY: a valid struct per the contract.
             let s = unsafe { &*stream.cast::<blosc2_stdio_mmap>() };
             // SAFETY: the region the struct describes.
@@ -282,12 +311,17 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
                 None => 0,
             };
         };
-        if m.write(pos, data).is_err() {
+        // SAFETY: the open struct per the contract.
+        let s = unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() };
+        let written = using(&m, |m| {
+            let r = m.write(pos, data);
+            publish(s, m);
+            r.is_ok()
+        });
+        if written != Some(true) {
             trace_error("Cannot write to the memory-mapped file.");
             return 0;
         }
-        // SAFETY: the open struct per the contract.
-        publish(unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() }, m);
         nitems
     })
 }
@@ -320,8 +354,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
         if stream.is_null() {
             return 0;
         }
-        let maps = maps();
-        let Some(m) = maps.get(&(stream as usize)) else {
+        let Ok(open) = mapping(stream) else {
+            return 0;
+        };
+        let Some(m) = open else {
             // SAFETY: a valid struct per the contract.
             let s = unsafe { &*stream.cast::<blosc2_stdio_mmap>() };
             // SAFETY: the region the struct describes.
@@ -334,16 +370,19 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
                 None => 0,
             };
         };
-        match m.read(pos, n) {
-            Ok(bytes) => {
+        // The mapped bytes stay where they are until the next write,
+        // truncation or destroy, as the contract says.
+        match using(&m, |m| m.read(pos, n).map(|bytes| bytes.as_ptr())) {
+            Some(Ok(at)) => {
                 // SAFETY: writable per the contract.
-                unsafe { *ptr = bytes.as_ptr().cast_mut().cast() };
+                unsafe { *ptr = at.cast_mut().cast() };
                 nitems
             }
-            Err(_) => {
+            Some(Err(_)) => {
                 trace_error("Cannot read beyond the end of the memory-mapped file.");
                 0
             }
+            None => 0,
         }
     })
 }
@@ -360,14 +399,17 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
         if size < 0 {
             return -1;
         }
-        let mut maps = maps();
-        let Some(m) = maps.get_mut(&(stream as usize)) else {
+        let Ok(Some(m)) = mapping(stream) else {
             return -1;
         };
-        let r = m.truncate(size as u64);
         // SAFETY: the open struct per the contract.
-        publish(unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() }, m);
-        if r.is_ok() {
+        let s = unsafe { &mut *stream.cast::<blosc2_stdio_mmap>() };
+        let truncated = using(&m, |m| {
+            let r = m.truncate(size as u64);
+            publish(s, m);
+            r.is_ok()
+        });
+        if truncated == Some(true) {
             0
         } else {
             -1
@@ -389,16 +431,20 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
         if params.is_null() {
             return -1;
         }
-        let m = maps().remove(&(params as usize));
+        // Without the table (see `mapping`) the struct's own memory is
+        // still released.
+        let m = MAPS.change(|maps| maps.remove(&(params as usize))).flatten();
         // SAFETY: valid per the contract.
         let s = unsafe { &mut *params.cast::<blosc2_stdio_mmap>() };
         let mut err = 0;
         match m {
             Some(m) => {
-                if m.flush().is_err() {
+                if using(&m, |m| m.flush().is_ok()) != Some(true) {
                     trace_error("Cannot sync the memory-mapped file to disk.");
                     err = -1;
                 }
+                // Unmapped with the last reference (a read of another
+                // thread may still hold one).
                 drop(m);
             }
             None => {

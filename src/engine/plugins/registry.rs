@@ -2,17 +2,20 @@
 //! knows by name, plus what users register (`blosc2_register_codec`,
 //! `blosc2_register_filter`, `blosc2_register_tuner`).
 //!
-//! One process-wide table behind a lock: registration may come from any
-//! thread, and a lookup (once per block and plugin) clones an `Arc` under
-//! the read lock. Ids and names follow 3.3.5: codecs and filters have
+//! One process-wide table behind a fork-safe lock (see `ForkSlots`):
+//! registration may come from any thread, a lookup (once per block and
+//! plugin) clones an `Arc` under the lock, and a process forked while one
+//! of its parent's threads was inside goes on with the table as it was
+//! before or after that thread's change. Ids and names follow 3.3.5: codecs and filters have
 //! separate namespaces, users take 160..=255, the same id and name again is
 //! accepted (and changes nothing), another name on a used id is refused.
 
 use std::any::Any;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 
 use super::{ids, Call};
 use crate::engine::error::{Error, Result};
+use crate::engine::threads::fork_lock::ForkSlots;
 
 /// A codec registered from outside the engine (the C layer wraps
 /// `blosc2_codec` callbacks in one).
@@ -65,7 +68,20 @@ struct Entry<T: ?Sized> {
     imp: Imp<T>,
 }
 
+impl<T: ?Sized> Clone for Entry<T> {
+    fn clone(&self) -> Self {
+        Entry {
+            id: self.id,
+            name: self.name.clone(),
+            version: self.version,
+            complib: self.complib,
+            imp: self.imp.clone(),
+        }
+    }
+}
+
 /// The ids registered so far.
+#[derive(Clone)]
 struct Table {
     codecs: Vec<Entry<dyn UserCodec>>,
     filters: Vec<Entry<dyn UserFilter>>,
@@ -116,25 +132,29 @@ fn builtin_table() -> Table {
     }
 }
 
-fn table() -> &'static RwLock<Table> {
-    static TABLE: OnceLock<RwLock<Table>> = OnceLock::new();
-    TABLE.get_or_init(|| RwLock::new(builtin_table()))
+impl Default for Table {
+    fn default() -> Table {
+        builtin_table()
+    }
 }
 
-fn loader_slot() -> &'static RwLock<Option<Arc<dyn Loader>>> {
-    static LOADER: OnceLock<RwLock<Option<Arc<dyn Loader>>>> = OnceLock::new();
-    LOADER.get_or_init(|| RwLock::new(None))
+/// The registry, and what loads plugin libraries by name.
+static TABLE: ForkSlots<Table> = ForkSlots::new();
+static LOADER: ForkSlots<Option<Arc<dyn Loader>>> = ForkSlots::new();
+
+/// `look` at the table; None when the table cannot be had (see
+/// `ForkSlots::lock`).
+fn read<R>(look: impl FnOnce(&Table) -> R) -> Option<R> {
+    TABLE.lock_mirrored().map(|t| look(&t))
 }
 
 /// Install what loads plugin libraries by name (the C layer's dlopen).
 pub fn set_loader(loader: Arc<dyn Loader>) {
-    if let Ok(mut slot) = loader_slot().write() {
-        *slot = Some(loader);
-    }
+    LOADER.change(|slot| *slot = Some(loader.clone()));
 }
 
 fn loader() -> Option<Arc<dyn Loader>> {
-    loader_slot().read().ok().and_then(|l| l.clone())
+    LOADER.lock_mirrored().and_then(|l| l.clone())
 }
 
 /// Print a diagnostic when `BLOSC_TRACE` is set, as C-Blosc2's
@@ -183,7 +203,6 @@ pub fn register_codec(
     complib: u8,
     codec: Arc<dyn UserCodec>,
 ) -> std::result::Result<(), Refusal> {
-    let mut t = table().write().map_err(|_| Refusal::Full)?;
     let entry = Entry {
         id,
         name: name.to_string(),
@@ -191,7 +210,9 @@ pub fn register_codec(
         complib,
         imp: Imp::User(codec),
     };
-    register(&mut t.codecs, entry)
+    TABLE
+        .change(|t| register(&mut t.codecs, entry.clone()))
+        .unwrap_or(Err(Refusal::Full))
 }
 
 /// Register a user filter (`blosc2_register_filter`).
@@ -201,7 +222,6 @@ pub fn register_filter(
     version: u8,
     filter: Arc<dyn UserFilter>,
 ) -> std::result::Result<(), Refusal> {
-    let mut t = table().write().map_err(|_| Refusal::Full)?;
     let entry = Entry {
         id,
         name: name.to_string(),
@@ -209,12 +229,13 @@ pub fn register_filter(
         complib: id,
         imp: Imp::User(filter),
     };
-    register(&mut t.filters, entry)
+    TABLE
+        .change(|t| register(&mut t.filters, entry.clone()))
+        .unwrap_or(Err(Refusal::Full))
 }
 
 /// Register a user tuner (`blosc2_register_tuner`).
 pub fn register_tuner(id: u8, name: &str, tuner: UserTuner) -> std::result::Result<(), Refusal> {
-    let mut t = table().write().map_err(|_| Refusal::Full)?;
     let entry = Entry {
         id,
         name: name.to_string(),
@@ -222,97 +243,95 @@ pub fn register_tuner(id: u8, name: &str, tuner: UserTuner) -> std::result::Resu
         complib: id,
         imp: Imp::User(tuner),
     };
-    register(&mut t.tuners, entry)
+    TABLE
+        .change(|t| register(&mut t.tuners, entry.clone()))
+        .unwrap_or(Err(Refusal::Full))
 }
 
 /// The tuner registered under `id`, if a user registered one.
 pub fn tuner(id: u8) -> Option<UserTuner> {
-    let t = table().read().ok()?;
-    t.tuners.iter().find(|e| e.id == id).and_then(|e| match &e.imp {
-        Imp::User(x) => Some(x.clone()),
-        _ => None,
+    read(|t| {
+        t.tuners.iter().find(|e| e.id == id).and_then(|e| match &e.imp {
+            Imp::User(x) => Some(x.clone()),
+            _ => None,
+        })
     })
+    .flatten()
 }
 
 /// Name of a tuner id.
 pub fn tuner_name(id: u8) -> Option<String> {
-    let t = table().read().ok()?;
-    t.tuners.iter().find(|e| e.id == id).map(|e| e.name.clone())
+    read(|t| t.tuners.iter().find(|e| e.id == id).map(|e| e.name.clone())).flatten()
 }
 
 /// Give a tuner 3.3.5 loads at run time (BTUNE) its loaded callbacks.
 pub fn fill_tuner(id: u8, tuner: UserTuner) {
-    if let Ok(mut t) = table().write() {
+    TABLE.change(|t| {
         if let Some(e) = t.tuners.iter_mut().find(|e| e.id == id) {
-            e.imp = Imp::User(tuner);
+            e.imp = Imp::User(tuner.clone());
         }
-    }
+    });
 }
 
 /// Whether a tuner id is known (registered or 3.3.5's BTUNE).
 pub fn tuner_known(id: u8) -> bool {
-    table().read().is_ok_and(|t| t.tuners.iter().any(|e| e.id == id))
+    read(|t| t.tuners.iter().any(|e| e.id == id)).unwrap_or(false)
 }
 
 /// Name of a plugin codec id.
 pub fn codec_name(id: u8) -> Option<String> {
-    let t = table().read().ok()?;
-    t.codecs.iter().find(|e| e.id == id).map(|e| e.name.clone())
+    read(|t| t.codecs.iter().find(|e| e.id == id).map(|e| e.name.clone())).flatten()
 }
 
 /// Id of a plugin codec name.
 pub fn codec_id(name: &str) -> Option<u8> {
-    let t = table().read().ok()?;
-    t.codecs.iter().find(|e| e.name == name).map(|e| e.id)
+    read(|t| t.codecs.iter().find(|e| e.name == name).map(|e| e.id)).flatten()
 }
 
 /// `complib` of a plugin codec name (`blosc2_get_complib_info`).
 pub fn codec_complib(name: &str) -> Option<u8> {
-    let t = table().read().ok()?;
-    t.codecs.iter().find(|e| e.name == name).map(|e| e.complib)
+    read(|t| t.codecs.iter().find(|e| e.name == name).map(|e| e.complib)).flatten()
 }
 
 /// Name of the library number `complib`: the name of the first codec
 /// registered with it (`clibcode_to_clibname`).
 pub fn complib_name(complib: u8) -> Option<String> {
-    let t = table().read().ok()?;
-    t.codecs.iter().find(|e| e.complib == complib).map(|e| e.name.clone())
+    read(|t| t.codecs.iter().find(|e| e.complib == complib).map(|e| e.name.clone())).flatten()
 }
 
 /// Format version of a plugin codec (written to header byte 1).
 pub fn codec_version(id: u8) -> Option<u8> {
-    let t = table().read().ok()?;
-    t.codecs.iter().find(|e| e.id == id).map(|e| e.version)
+    read(|t| t.codecs.iter().find(|e| e.id == id).map(|e| e.version)).flatten()
 }
 
 /// Whether a codec id is registered.
 pub fn codec_known(id: u8) -> bool {
-    table().read().is_ok_and(|t| t.codecs.iter().any(|e| e.id == id))
+    read(|t| t.codecs.iter().any(|e| e.id == id)).unwrap_or(false)
 }
 
 /// Name of a plugin filter id.
 pub fn filter_name(id: u8) -> Option<String> {
-    let t = table().read().ok()?;
-    t.filters.iter().find(|e| e.id == id).map(|e| e.name.clone())
+    read(|t| t.filters.iter().find(|e| e.id == id).map(|e| e.name.clone())).flatten()
 }
 
 /// Whether a filter id is registered.
 pub fn filter_known(id: u8) -> bool {
-    table().read().is_ok_and(|t| t.filters.iter().any(|e| e.id == id))
+    read(|t| t.filters.iter().any(|e| e.id == id)).unwrap_or(false)
 }
 
 /// The callbacks of codec `id`, loading its library the first time when
 /// 3.3.5 would.
 fn user_codec(id: u8) -> Result<Arc<dyn UserCodec>> {
-    let (name, imp) = {
-        let t = table().read().map_err(|_| Error::Failure("plugin registry poisoned"))?;
-        match t.codecs.iter().find(|e| e.id == id) {
-            Some(e) => (e.name.clone(), e.imp.clone()),
-            None => {
-                trace_error(&format!("User-defined compressor codec {id} not found"));
-                return Err(Error::CodecSupport(id));
-            }
-        }
+    let found = read(|t| {
+        t.codecs
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| (e.name.clone(), e.imp.clone()))
+    })
+    .ok_or(Error::Failure("plugin registry unavailable"))?;
+    let Some((name, imp)) = found else {
+        trace_error(&format!("User-defined compressor codec {id} not found"));
+        return Err(Error::CodecSupport(id));
     };
     match imp {
         Imp::User(c) => Ok(c),
@@ -325,26 +344,27 @@ fn user_codec(id: u8) -> Result<Arc<dyn UserCodec>> {
                 ));
                 return Err(Error::CodecSupport(id));
             };
-            if let Ok(mut t) = table().write() {
+            TABLE.change(|t| {
                 if let Some(e) = t.codecs.iter_mut().find(|e| e.id == id) {
                     e.imp = Imp::User(c.clone());
                 }
-            }
+            });
             Ok(c)
         }
     }
 }
 
 fn user_filter(id: u8) -> Result<Arc<dyn UserFilter>> {
-    let (name, imp) = {
-        let t = table().read().map_err(|_| Error::Failure("plugin registry poisoned"))?;
-        match t.filters.iter().find(|e| e.id == id) {
-            Some(e) => (e.name.clone(), e.imp.clone()),
-            None => {
-                trace_error(&format!("User-defined filter {id} not found"));
-                return Err(Error::FilterPipeline);
-            }
-        }
+    let found = read(|t| {
+        t.filters
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| (e.name.clone(), e.imp.clone()))
+    })
+    .ok_or(Error::Failure("plugin registry unavailable"))?;
+    let Some((name, imp)) = found else {
+        trace_error(&format!("User-defined filter {id} not found"));
+        return Err(Error::FilterPipeline);
     };
     match imp {
         Imp::User(f) => Ok(f),
