@@ -830,3 +830,30 @@ fn forks_while_a_mapped_file_is_read_do_not_hang() {
     assert_eq!(unsafe { blosc2_stdio_mmap_destroy(parent_at as *mut c_void) }, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Forks taken while another thread builds recordio transformer chains
+/// (a registry lookup each): every child still builds them and registers
+/// a transformer of its own.
+#[test]
+fn forks_while_recordio_transformers_are_looked_up_do_not_hang() {
+    use blosc2::recordio::{register_transformer, registered_transformers, Chain, TransformFn};
+    let _serial = serial();
+    let zstd = || Chain::forward(&["zstd 1".to_owned()]).is_ok();
+    assert!(zstd());
+    let busy = keep_busy(move || move |_| assert!(zstd()));
+    for k in 0..20 {
+        let status = in_child(|| {
+            let name = format!("fork-transform-{k}");
+            let identity: TransformFn = std::sync::Arc::new(|parts: &[&[u8]]| Ok(parts.concat()));
+            let factory = std::sync::Arc::new(move |_: &str| Ok(identity.clone()));
+            let registered = register_transformer(&name, factory.clone(), factory).is_ok();
+            registered && registered_transformers().contains(&name) && zstd()
+        });
+        assert_eq!(
+            status,
+            Some(0),
+            "fork {k}: child failed (1: a transformer lost or not registered; 2: panic; None: hung)"
+        );
+    }
+    busy.stop();
+}

@@ -15,9 +15,10 @@ mod flate;
 mod zstandard;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 
 use super::error::{Error, ErrorKind, Result};
+use crate::engine::threads::fork_lock::ForkSlots;
 
 pub use blosc::Blosc2Config;
 
@@ -29,15 +30,19 @@ pub type TransformFn = Arc<dyn Fn(&[&[u8]]) -> Result<Vec<u8>> + Send + Sync>;
 /// Builds a [`TransformFn`] from the config part of a spec string.
 pub type TransformerFactory = Arc<dyn Fn(&str) -> Result<TransformFn> + Send + Sync>;
 
+#[derive(Clone)]
 struct Entry {
     forward: TransformerFactory,
     inverse: TransformerFactory,
     builtin: bool,
 }
 
-fn registry() -> &'static RwLock<BTreeMap<String, Entry>> {
-    static REG: OnceLock<RwLock<BTreeMap<String, Entry>>> = OnceLock::new();
-    REG.get_or_init(|| {
+/// The registered transformers by name; the built-in ones to start with.
+#[derive(Clone)]
+struct Table(BTreeMap<String, Entry>);
+
+impl Default for Table {
+    fn default() -> Table {
         let mut m = BTreeMap::new();
         let mut add = |name: &str, forward: TransformerFactory, inverse: TransformerFactory| {
             m.insert(
@@ -56,8 +61,18 @@ fn registry() -> &'static RwLock<BTreeMap<String, Entry>> {
             Arc::new(zstandard::inverse),
         );
         add(blosc::NAME, Arc::new(blosc::forward), Arc::new(blosc::inverse));
-        RwLock::new(m)
-    })
+        Table(m)
+    }
+}
+
+/// Process-wide, and fork safe (see `ForkSlots`): a process forked while
+/// one of its parent's threads was inside goes on with the registry as it
+/// was before or after that thread's change.
+static REGISTRY: ForkSlots<Table> = ForkSlots::new();
+
+/// The registry could not be had (see `ForkSlots::lock`).
+fn unavailable() -> Error {
+    Error::new(ErrorKind::State, "the transformer registry is unavailable")
 }
 
 /// Register a transformer under `name` (no spaces): `forward` builds the
@@ -68,43 +83,43 @@ pub fn register_transformer(name: &str, forward: TransformerFactory, inverse: Tr
     if name.is_empty() || name.contains(' ') {
         return Err(Error::invalid(format!("invalid transformer name {name:?}")));
     }
-    let mut reg = registry().write().unwrap_or_else(|p| p.into_inner());
-    if reg.contains_key(name) {
-        return Err(Error::invalid(format!("transformer {name} already registered")));
-    }
-    reg.insert(
-        name.to_owned(),
-        Entry {
-            forward,
-            inverse,
-            builtin: false,
-        },
-    );
-    Ok(())
+    let entry = Entry {
+        forward,
+        inverse,
+        builtin: false,
+    };
+    REGISTRY
+        .change(|reg| {
+            if reg.0.contains_key(name) {
+                return Err(Error::invalid(format!("transformer {name} already registered")));
+            }
+            reg.0.insert(name.to_owned(), entry.clone());
+            Ok(())
+        })
+        .unwrap_or_else(|| Err(unavailable()))
 }
 
 /// Remove a transformer registered with [`register_transformer`]. The
 /// built-in ones cannot be removed.
 pub fn unregister_transformer(name: &str) -> Result<()> {
-    let mut reg = registry().write().unwrap_or_else(|p| p.into_inner());
-    match reg.get(name) {
-        None => Err(Error::new(ErrorKind::NotFound, format!("transformer {name} not found"))),
-        Some(e) if e.builtin => Err(Error::invalid(format!("transformer {name} is built in"))),
-        Some(_) => {
-            reg.remove(name);
-            Ok(())
-        }
-    }
+    REGISTRY
+        .change(|reg| match reg.0.get(name) {
+            None => Err(Error::new(ErrorKind::NotFound, format!("transformer {name} not found"))),
+            Some(e) if e.builtin => Err(Error::invalid(format!("transformer {name} is built in"))),
+            Some(_) => {
+                reg.0.remove(name);
+                Ok(())
+            }
+        })
+        .unwrap_or_else(|| Err(unavailable()))
 }
 
 /// Names of the registered transformers.
 pub fn registered_transformers() -> Vec<String> {
-    registry()
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .keys()
-        .cloned()
-        .collect()
+    REGISTRY
+        .lock_mirrored()
+        .map(|reg| reg.0.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// Split a spec string at its first space into name and config.
@@ -115,8 +130,9 @@ pub fn split_spec(spec: &str) -> (&str, &str) {
 fn build(spec: &str, forward: bool) -> Result<TransformFn> {
     let (name, config) = split_spec(spec);
     let factory = {
-        let reg = registry().read().unwrap_or_else(|p| p.into_inner());
+        let reg = REGISTRY.lock_mirrored().ok_or_else(unavailable)?;
         let e = reg
+            .0
             .get(name)
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("transformer {spec} not found")))?;
         if forward {
