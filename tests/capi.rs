@@ -315,6 +315,13 @@ fn schunk_basic() {
     run("schunk_basic");
 }
 
+/// Chunks handed over with `copy = false` are kept (in memory) or freed
+/// (frames) exactly once; refused ones stay with the caller.
+#[test]
+fn schunk_handed() {
+    run("schunk_handed");
+}
+
 #[test]
 fn schunk_frames() {
     run("schunk_frames");

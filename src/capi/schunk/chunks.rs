@@ -1,9 +1,9 @@
 //! Chunk edits and reads.
 
 use std::ffi::{c_int, c_void};
-use std::ptr;
+use std::ptr::{self, NonNull};
 
-use crate::engine::schunk::SChunk;
+use crate::engine::schunk::{HandedBytes, Refused, SChunk};
 
 use super::super::boundary::{
     blosc1_chunk_len, bytes, ffi_boundary, put, ERR_FAILURE, ERR_INVALID_PARAM, ERR_MEMORY_ALLOC, ERR_NULL_POINTER,
@@ -32,8 +32,10 @@ unsafe fn chunk_slice<'a>(chunk: *const u8) -> Result<&'a [u8], c_int> {
     unsafe { bytes(chunk.cast(), len as i64) }.map_err(|e| e.code())
 }
 
-/// Run a chunk edit; with `copy == false` the super-chunk owns the
-/// caller's chunk, as in 3.3.5, so it is freed once the edit succeeded.
+/// Run a chunk edit. With `copy` the super-chunk copies the chunk; without,
+/// it takes over the caller's `malloc`ed chunk as 3.3.5 does (kept as the
+/// stored chunk in memory, `free`d once written into a frame). A failed
+/// edit leaves the chunk with the caller either way.
 ///
 /// # Safety
 /// `chunk` must be NULL or a whole chunk (malloc'ed when `copy` is false).
@@ -41,22 +43,30 @@ unsafe fn chunk_edit(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
-    f: impl FnOnce(&mut SChunk, &[u8]) -> crate::engine::error::Result<i64>,
+    copied: impl FnOnce(&mut SChunk, &[u8]) -> crate::engine::error::Result<i64>,
+    handed: impl FnOnce(&mut SChunk, Box<dyn HandedBytes>) -> Result<i64, Refused>,
 ) -> i64 {
     // SAFETY: forwarded contract.
-    let c = match unsafe { chunk_slice(chunk) } {
-        Ok(c) => c,
+    let len = match unsafe { chunk_slice(chunk) } {
+        Ok(c) if copy => {
+            return with_state(schunk, |st| copied(&mut st.sc, c).map_err(ecode)).unwrap_or_else(code64);
+        }
+        Ok(c) => c.len(),
         Err(code) => return code64(code),
     };
-    match with_state(schunk, |st| f(&mut st.sc, c).map_err(ecode)) {
-        Ok(n) => {
-            if !copy {
-                cfree(chunk);
-            }
-            n
-        }
-        Err(code) => code64(code),
-    }
+    let Some(ptr) = NonNull::new(chunk) else {
+        return code64(ERR_NULL_POINTER);
+    };
+    // The chunk is taken over only inside the handle's lock, so an invalid
+    // super-chunk leaves it with the caller.
+    with_state(schunk, |st| {
+        // SAFETY: with `copy` false the caller hands over its malloc'ed
+        // chunk of `len` bytes (checked readable above); a refused one is
+        // given back below.
+        let c = unsafe { MallocChunk::adopt(ptr, len) };
+        handed(&mut st.sc, Box::new(c)).map_err(|r| ecode(r.give_back()))
+    })
+    .unwrap_or_else(code64)
 }
 
 /// Append a compressed chunk. With `copy` false the super-chunk takes
@@ -69,7 +79,15 @@ unsafe fn chunk_edit(
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
     ffi_boundary!(code64(ERR_FAILURE), {
         // SAFETY: forwarded contract.
-        unsafe { chunk_edit(schunk, chunk, copy, |sc, c| sc.append_chunk(c)) }
+        unsafe {
+            chunk_edit(
+                schunk,
+                chunk,
+                copy,
+                |sc, c| sc.append_chunk(c),
+                |sc, c| sc.append_handed(c),
+            )
+        }
     })
 }
 
@@ -88,7 +106,15 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
 ) -> i64 {
     ffi_boundary!(code64(ERR_FAILURE), {
         // SAFETY: forwarded contract.
-        unsafe { chunk_edit(schunk, chunk, copy, |sc, c| sc.insert_chunk(nchunk, c)) }
+        unsafe {
+            chunk_edit(
+                schunk,
+                chunk,
+                copy,
+                |sc, c| sc.insert_chunk(nchunk, c),
+                |sc, c| sc.insert_handed(nchunk, c),
+            )
+        }
     })
 }
 
@@ -107,7 +133,15 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
 ) -> i64 {
     ffi_boundary!(code64(ERR_FAILURE), {
         // SAFETY: forwarded contract.
-        unsafe { chunk_edit(schunk, chunk, copy, |sc, c| sc.update_chunk(nchunk, c)) }
+        unsafe {
+            chunk_edit(
+                schunk,
+                chunk,
+                copy,
+                |sc, c| sc.update_chunk(nchunk, c),
+                |sc, c| sc.update_handed(nchunk, c),
+            )
+        }
     })
 }
 

@@ -2,7 +2,9 @@
 //! entries and storages, and their release.
 
 use std::ffi::c_int;
-use std::ptr;
+use std::ptr::{self, NonNull};
+
+use crate::engine::schunk::HandedBytes;
 
 use super::super::alloc::malloc_cstring;
 pub(crate) use super::super::alloc::malloc_value;
@@ -23,6 +25,70 @@ pub(crate) fn malloc_bytes(data: &[u8]) -> *mut u8 {
         unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
     }
     p
+}
+
+/// A chunk the caller `malloc`ed and handed over with `copy = false`: an
+/// in-memory super-chunk keeps it as the chunk's bytes, as 3.3.5 does
+/// (shrunk with `realloc`, `free`d when the chunk is replaced or removed or
+/// the super-chunk freed).
+pub(super) struct MallocChunk {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the buffer belongs to this value alone (its owner handed it
+// over) and is only read through `&self`; malloc'ed memory may be read
+// and freed from any thread.
+unsafe impl Send for MallocChunk {}
+// SAFETY: as above: shared access only reads.
+unsafe impl Sync for MallocChunk {}
+
+impl MallocChunk {
+    /// Take over the `malloc`ed buffer at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must come from `malloc`/`realloc`, hold at least `len`
+    /// readable bytes, and nobody else may write or free it while the
+    /// returned value exists.
+    pub(super) unsafe fn adopt(ptr: NonNull<u8>, len: usize) -> MallocChunk {
+        MallocChunk { ptr, len }
+    }
+}
+
+impl HandedBytes for MallocChunk {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `len` readable bytes, unchanged while we hold them
+        // (`adopt`'s contract; `shrink_to` only lowers `len`).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    fn shrink_to(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        // SAFETY: a malloc'ed block we own; on failure realloc leaves it
+        // as it was (and still ours), so only a non-NULL result replaces it.
+        let p = unsafe { libc::realloc(self.ptr.as_ptr().cast(), len.max(1)) }.cast::<u8>();
+        if let Some(p) = NonNull::new(p) {
+            self.ptr = p;
+        }
+        self.len = len;
+    }
+
+    fn disown(self: Box<Self>) {
+        // The box goes; the buffer stays with the caller, unfreed.
+        std::mem::forget(*self);
+    }
+}
+
+impl Drop for MallocChunk {
+    fn drop(&mut self) {
+        // A panic caught at the C boundary reports a failure, after which
+        // the caller frees its chunk: leak it rather than free it twice.
+        if !std::thread::panicking() {
+            cfree(self.ptr.as_ptr());
+        }
+    }
 }
 
 /// `free()` a pointer handed out by the helpers above (NULL is fine).

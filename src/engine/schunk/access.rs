@@ -2,7 +2,7 @@
 //! size announced before the first chunk, reading only some blocks of a
 //! chunk, and following changes another handle made on disk.
 
-use super::{Backend, SChunk};
+use super::{Backend, SChunk, StoredChunk};
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::FrameKind;
@@ -43,7 +43,7 @@ impl SChunk {
     /// (what C reads through `schunk->data`); `None` for frames. Each
     /// chunk's bytes stay where they are until that chunk is replaced or
     /// removed.
-    pub fn memory_chunks(&self) -> Option<&[Vec<u8>]> {
+    pub fn memory_chunks(&self) -> Option<&[StoredChunk]> {
         match &self.backend {
             Backend::Chunks(chunks) => Some(chunks),
             Backend::Frame(_) => None,

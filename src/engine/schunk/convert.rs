@@ -202,7 +202,7 @@ impl SChunk {
             };
             // One copy of each chunk, of its exact length.
             let stored = c.get(..cb as usize).ok_or(Error::ReadBuffer)?.to_vec();
-            chunks.push(stored);
+            chunks.push(stored.into());
         }
         if nbytes != self.nbytes {
             return Err(Error::InvalidHeader);
@@ -223,7 +223,7 @@ impl SChunk {
     pub(crate) fn lazy_chunk_for(&mut self, n: i64, start: usize, len: usize) -> Result<Vec<u8>> {
         self.current_nchunk = n;
         match &mut self.backend {
-            Backend::Chunks(c) => Ok(c[n as usize].clone()),
+            Backend::Chunks(c) => Ok(c[n as usize].to_vec()),
             Backend::Frame(f) => Ok(f.partial_chunk(n, start, len)?.into_owned()),
         }
     }

@@ -12,6 +12,7 @@ mod meta;
 mod ops;
 mod plugins;
 mod slice;
+mod stored;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::engine::frame::{Frame, FrameBytes, FrameKind, Meta};
 use crate::engine::params::{CParams, DParams};
 
 pub use crate::engine::chunk::SpecialKind;
+pub use stored::{HandedBytes, Refused, StoredChunk};
 
 /// Where and how a super-chunk is stored (`blosc2_storage`).
 #[derive(Clone, Default)]
@@ -57,7 +59,7 @@ impl std::fmt::Debug for Storage {
 /// How the chunks are held.
 enum Backend {
     /// In memory, one buffer per chunk (no frame).
-    Chunks(Vec<Vec<u8>>),
+    Chunks(Vec<StoredChunk>),
     /// In a frame (memory, file or sparse directory).
     Frame(Box<Frame>),
 }

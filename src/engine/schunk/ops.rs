@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::stored::{HandedBytes, Refused, StoredChunk};
 use super::{Backend, SChunk};
 use crate::engine::chunk::{self, compress::BlockSource, SpecialKind};
 use crate::engine::constants::{blosc2_flags2, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
@@ -11,6 +12,7 @@ use crate::engine::frame::edit::{Edit, Props};
 use crate::engine::frame::offsets;
 
 /// Sizes and flags of a chunk handed in by the caller.
+#[derive(Clone, Copy)]
 struct Incoming {
     nbytes: i32,
     cbytes: usize,
@@ -54,6 +56,17 @@ fn countable_chunksize(nbytes: i64, chunksize: i32, nchunks: i64) -> i32 {
     } else {
         0
     }
+}
+
+/// The counters `next` checked for a super-chunk of `after` chunks.
+fn checked_next(mut next: Next, after: i64) -> Result<Next> {
+    // A damaged chunk may claim more bytes than the frame holds: taking
+    // it out would write a header that no reader opens.
+    if next.nbytes < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    next.chunksize = countable_chunksize(next.nbytes, next.chunksize, after);
+    Ok(next)
 }
 
 impl SChunk {
@@ -102,34 +115,41 @@ impl SChunk {
     /// Append a compressed chunk (`blosc2_schunk_append_chunk`). Returns
     /// the new number of chunks.
     pub fn append_chunk(&mut self, c: &[u8]) -> Result<i64> {
-        let (next, cb) = self.plan_append(c)?;
+        let (next, inc) = self.plan_append(c)?;
         self.commit(next, Edit::Append(c), |chunks| {
-            chunks.push(c[..cb].to_vec());
-            cb as i64
+            chunks.push(c[..inc.cbytes].to_vec().into());
+            inc.cbytes as i64
         })?;
         Ok(self.nchunks())
     }
 
+    /// Append a chunk handed over by its owner
+    /// (`blosc2_schunk_append_chunk` with `copy = false`): an in-memory
+    /// list keeps the buffer itself, as 3.3.5 does; a frame copies the
+    /// chunk in and the buffer is released. A refused chunk comes back.
+    pub fn append_handed(&mut self, c: Box<dyn HandedBytes>) -> std::result::Result<i64, Refused> {
+        self.append_stored(StoredChunk::Handed(c))
+    }
+
     /// Append a chunk this super-chunk just compressed: an in-memory list
     /// keeps the vector itself instead of a copy of it.
-    fn append_owned(&mut self, mut c: Vec<u8>) -> Result<i64> {
-        let (next, cb) = self.plan_append(&c)?;
-        if let Backend::Chunks(chunks) = &mut self.backend {
-            c.truncate(cb);
-            c.shrink_to_fit();
-            self.chunks_moved_from = self.chunks_moved_from.min(chunks.len());
-            chunks.push(c);
-            self.cbytes += cb as i64;
-            self.set_counters(next);
-            return Ok(self.nchunks());
-        }
-        self.commit(next, Edit::Append(&c), |_| 0)?;
-        Ok(self.nchunks())
+    fn append_owned(&mut self, c: Vec<u8>) -> Result<i64> {
+        self.append_stored(c.into()).map_err(|r| r.error)
+    }
+
+    /// Append `c`, kept as it is by an in-memory list.
+    fn append_stored(&mut self, c: StoredChunk) -> std::result::Result<i64, Refused> {
+        let (next, inc) = match self.plan_append(&c) {
+            Ok(p) => p,
+            Err(e) => return Err(c.refused(e)),
+        };
+        let at = self.nchunks() as usize;
+        self.keep_or_commit(next, c, inc, Keep::Insert(at))
     }
 
     /// Check chunk `c` for an append; the counters after it and its
-    /// stored size.
-    fn plan_append(&mut self, c: &[u8]) -> Result<(Next, usize)> {
+    /// sizes.
+    fn plan_append(&mut self, c: &[u8]) -> Result<(Next, Incoming)> {
         let inc = inspect(c)?;
         let nchunks = self.nchunks();
         let flags2 = self.next_flags2(&inc, (nchunks > 0).then_some(0), Error::ChunkAppend)?;
@@ -157,12 +177,35 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = nchunks;
-        Ok((next, inc.cbytes))
+        Ok((next, inc))
     }
 
     /// Insert a compressed chunk before position `n`
     /// (`blosc2_schunk_insert_chunk`). Returns the new number of chunks.
     pub fn insert_chunk(&mut self, n: i64, c: &[u8]) -> Result<i64> {
+        let (i, next, inc) = self.plan_insert(n, c)?;
+        self.commit(next, Edit::Insert(i, c), |chunks| {
+            chunks.insert(i, c[..inc.cbytes].to_vec().into());
+            inc.cbytes as i64
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Insert a chunk handed over by its owner before position `n`
+    /// (`blosc2_schunk_insert_chunk` with `copy = false`); kept as in
+    /// [`SChunk::append_handed`].
+    pub fn insert_handed(&mut self, n: i64, c: Box<dyn HandedBytes>) -> std::result::Result<i64, Refused> {
+        let c = StoredChunk::Handed(c);
+        let (i, next, inc) = match self.plan_insert(n, &c) {
+            Ok(p) => p,
+            Err(e) => return Err(c.refused(e)),
+        };
+        self.keep_or_commit(next, c, inc, Keep::Insert(i))
+    }
+
+    /// Check chunk `c` for an insert before position `n`: its index, the
+    /// counters after it and its sizes.
+    fn plan_insert(&mut self, n: i64, c: &[u8]) -> Result<(usize, Next, Incoming)> {
         let i = self.check_index(n, true)?;
         let inc = inspect(c)?;
         let nchunks = self.nchunks();
@@ -189,45 +232,90 @@ impl SChunk {
             flags2,
         };
         self.current_nchunk = n;
-        self.commit(next, Edit::Insert(i, c), |chunks| {
-            chunks.insert(i, c[..inc.cbytes].to_vec());
-            inc.cbytes as i64
-        })?;
-        Ok(self.nchunks())
+        Ok((i, next, inc))
     }
 
     /// Replace chunk `n` (`blosc2_schunk_update_chunk`). Returns the
     /// number of chunks.
     pub fn update_chunk(&mut self, n: i64, c: &[u8]) -> Result<i64> {
-        let (i, next, cb) = self.plan_update(n, c)?;
+        let (i, next, inc) = self.plan_update(n, c)?;
         self.current_nchunk = n;
         self.commit(next, Edit::Update(i, c), |chunks| {
-            let old = std::mem::replace(&mut chunks[i], c[..cb].to_vec());
-            cb as i64 - counted_cbytes(&old)
+            let old = std::mem::replace(&mut chunks[i], c[..inc.cbytes].to_vec().into());
+            inc.cbytes as i64 - counted_cbytes(&old)
         })?;
         Ok(self.nchunks())
     }
 
+    /// Replace chunk `n` with one handed over by its owner
+    /// (`blosc2_schunk_update_chunk` with `copy = false`); kept as in
+    /// [`SChunk::append_handed`], and the old chunk released.
+    pub fn update_handed(&mut self, n: i64, c: Box<dyn HandedBytes>) -> std::result::Result<i64, Refused> {
+        self.update_stored(n, StoredChunk::Handed(c))
+    }
+
     /// Replace chunk `n` with one this super-chunk just compressed: an
     /// in-memory list keeps the vector itself instead of a copy of it.
-    pub(crate) fn update_owned(&mut self, n: i64, mut c: Vec<u8>) -> Result<i64> {
-        let (i, next, cb) = self.plan_update(n, &c)?;
+    pub(crate) fn update_owned(&mut self, n: i64, c: Vec<u8>) -> Result<i64> {
+        self.update_stored(n, c.into()).map_err(|r| r.error)
+    }
+
+    /// Replace chunk `n` with `c`, kept as it is by an in-memory list.
+    fn update_stored(&mut self, n: i64, c: StoredChunk) -> std::result::Result<i64, Refused> {
+        let (i, next, inc) = match self.plan_update(n, &c) {
+            Ok(p) => p,
+            Err(e) => return Err(c.refused(e)),
+        };
         self.current_nchunk = n;
+        self.keep_or_commit(next, c, inc, Keep::Replace(i))
+    }
+
+    /// Add or put in `c` (checked, with the counters `next` after it): an
+    /// in-memory list keeps it as it is, a frame writes its bytes.
+    fn keep_or_commit(
+        &mut self,
+        next: Next,
+        c: StoredChunk,
+        inc: Incoming,
+        keep: Keep,
+    ) -> std::result::Result<i64, Refused> {
         if let Backend::Chunks(chunks) = &mut self.backend {
-            c.truncate(cb);
-            let old = std::mem::replace(&mut chunks[i], c);
+            let after = chunks.len() as i64 + i64::from(matches!(keep, Keep::Insert(_)));
+            let next = match checked_next(next, after) {
+                Ok(n) => n,
+                Err(e) => return Err(c.refused(e)),
+            };
+            let c = c.settle(inc.cbytes, inc.nbytes);
+            let i = match keep {
+                Keep::Insert(i) => {
+                    chunks.insert(i, c);
+                    self.cbytes += inc.cbytes as i64;
+                    i
+                }
+                Keep::Replace(i) => {
+                    let old = std::mem::replace(&mut chunks[i], c);
+                    self.cbytes += inc.cbytes as i64 - counted_cbytes(&old);
+                    i
+                }
+            };
             self.chunks_moved_from = self.chunks_moved_from.min(i);
-            self.cbytes += cb as i64 - counted_cbytes(&old);
             self.set_counters(next);
             return Ok(self.nchunks());
         }
-        self.commit(next, Edit::Update(i, &c), |_| 0)?;
-        Ok(self.nchunks())
+        let edit = match keep {
+            Keep::Insert(i) if i as i64 == self.nchunks() => Edit::Append(&c),
+            Keep::Insert(i) => Edit::Insert(i, &c),
+            Keep::Replace(i) => Edit::Update(i, &c),
+        };
+        match self.commit(next, edit, |_| 0) {
+            Ok(()) => Ok(self.nchunks()),
+            Err(e) => Err(c.refused(e)),
+        }
     }
 
     /// Check chunk `c` for replacing chunk `n`: its index, the counters
-    /// after it and its stored size.
-    fn plan_update(&mut self, n: i64, c: &[u8]) -> Result<(usize, Next, usize)> {
+    /// after it and its sizes.
+    fn plan_update(&mut self, n: i64, c: &[u8]) -> Result<(usize, Next, Incoming)> {
         let i = self.check_index(n, false)?;
         let inc = inspect(c)?;
         let nchunks = self.nchunks();
@@ -254,7 +342,7 @@ impl SChunk {
             chunksize: if variable { 0 } else { chunksize },
             flags2,
         };
-        Ok((i, next, inc.cbytes))
+        Ok((i, next, inc))
     }
 
     /// Remove chunk `n` (`blosc2_schunk_delete_chunk`). Returns the new
@@ -306,8 +394,11 @@ impl SChunk {
         let order2 = idx.clone();
         self.commit(next, Edit::Reorder(idx), move |chunks| {
             let old = std::mem::take(chunks);
-            let mut old: Vec<Option<Vec<u8>>> = old.into_iter().map(Some).collect();
-            *chunks = order2.iter().map(|&k| old[k].take().unwrap_or_default()).collect();
+            let mut old: Vec<Option<StoredChunk>> = old.into_iter().map(Some).collect();
+            *chunks = order2
+                .iter()
+                .map(|&k| old[k].take().unwrap_or_else(|| Vec::new().into()))
+                .collect();
             0
         })
     }
@@ -317,9 +408,9 @@ impl SChunk {
     /// how much the stored bytes changed.
     fn commit(
         &mut self,
-        mut next: Next,
+        next: Next,
         edit: Edit<'_>,
-        on_chunks: impl FnOnce(&mut Vec<Vec<u8>>) -> i64,
+        on_chunks: impl FnOnce(&mut Vec<StoredChunk>) -> i64,
     ) -> Result<()> {
         let nchunks = self.nchunks();
         let after = match &edit {
@@ -328,12 +419,7 @@ impl SChunk {
             Edit::Update(..) | Edit::Reorder(_) | Edit::Metas(_) | Edit::Vlmetas(_) | Edit::Touch => nchunks,
             Edit::FillSpecial(n, _) => *n,
         };
-        // A damaged chunk may claim more bytes than the frame holds: taking
-        // it out would write a header that no reader opens.
-        if next.nbytes < 0 {
-            return Err(Error::InvalidHeader);
-        }
-        next.chunksize = countable_chunksize(next.nbytes, next.chunksize, after);
+        let next = checked_next(next, after)?;
         let mut props: Props = self.props();
         props.nbytes = next.nbytes;
         props.chunksize = next.chunksize;
@@ -656,6 +742,15 @@ mod tests {
         assert_eq!(countable_chunksize(0, -1, 0), -1);
         assert_eq!(countable_chunksize(0, 2000, 2), 2000);
     }
+}
+
+/// Where [`SChunk::keep_or_commit`] puts a chunk.
+#[derive(Clone, Copy)]
+enum Keep {
+    /// Before position `i` (at the end: an append).
+    Insert(usize),
+    /// In place of chunk `i`.
+    Replace(usize),
 }
 
 /// What [`SChunk::compress_source`] compresses.
