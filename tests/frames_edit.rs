@@ -675,3 +675,46 @@ fn deletes_compress_offsets_in_the_old_room() {
         check(&mut s, &(1..6).map(|k| buf(k, 8)).collect::<Vec<_>>(), name);
     }
 }
+
+/// A file frame reads every chunk into one buffer it keeps: each read
+/// returns exactly that chunk's bytes, whether the chunk before it was
+/// larger (stale bytes past its end) or smaller (the buffer grows).
+#[test]
+fn file_chunk_reads_share_one_buffer() {
+    let dir = scratch("chunkbuf");
+    let path = dir.join("f.b2frame").to_str().unwrap().to_string();
+    let mut s = SChunk::new(Storage {
+        contiguous: true,
+        urlpath: Some(path.clone()),
+        cparams: cparams(4),
+        ..Storage::default()
+    })
+    .unwrap();
+    // Incompressible, compressible, then incompressible and larger.
+    let noise = |len: usize, seed: u32| -> Vec<u8> {
+        let mut x = seed;
+        (0..len)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (x >> 16) as u8
+            })
+            .collect()
+    };
+    let data = [noise(40000, 1), buf(3, 40000), noise(40000, 2), noise(24000, 3)];
+    let mut stored = Vec::new();
+    for d in &data {
+        let c = blosc2::engine::context::compress_vec(&cparams(4), d).unwrap();
+        s.append_chunk(&c).unwrap();
+        stored.push(c);
+    }
+    drop(s);
+    let mut r = SChunk::open(&path, 0).unwrap();
+    for n in [0usize, 1, 2, 3, 1, 0, 2, 3, 1] {
+        assert_eq!(&*r.get_chunk(n as i64).unwrap(), &stored[n][..], "chunk {n}");
+        assert_eq!(
+            r.decompress_chunk_vec(n as i64).unwrap(),
+            data[n],
+            "chunk {n} decompressed"
+        );
+    }
+}

@@ -253,6 +253,7 @@ impl Frame {
             writable: false,
             growth: 0,
             partial_scratch: Vec::new(),
+            chunk_buf: Default::default(),
         })
     }
 

@@ -157,6 +157,7 @@ fn assemble(
         writable: false,
         growth: 0,
         partial_scratch: Vec::new(),
+        chunk_buf: Default::default(),
     })
 }
 

@@ -551,7 +551,10 @@ impl SChunk {
     pub fn get_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
         self.check_index(n, false)?;
         self.current_nchunk = n;
-        stored_chunk(&mut self.backend, n)
+        match &mut self.backend {
+            Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
+            Backend::Frame(f) => f.chunk(n),
+        }
     }
 
     /// Decompress chunk `n` into `dest` (`blosc2_schunk_decompress_chunk`).
@@ -699,13 +702,17 @@ impl SChunk {
     }
 }
 
-/// Chunk `n` (an index already checked) as `backend` stores it: borrowed
-/// from an in-memory list, read from a frame. A free function so that the
-/// caller can keep using its other fields (the contexts) meanwhile.
+/// Chunk `n` (an index already checked) as `backend` stores it, to decode
+/// right away: borrowed from an in-memory list, read from a frame (from a
+/// file into the frame's reused buffer, see [`Frame::chunk_to_decode`]).
+/// A free function so that the caller can keep using its other fields
+/// (the contexts) meanwhile.
+///
+/// [`Frame::chunk_to_decode`]: crate::engine::frame::Frame::chunk_to_decode
 pub(super) fn stored_chunk(backend: &mut Backend, n: i64) -> Result<Cow<'_, [u8]>> {
     match backend {
         Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
-        Backend::Frame(f) => f.chunk(n),
+        Backend::Frame(f) => f.chunk_to_decode(n),
     }
 }
 
