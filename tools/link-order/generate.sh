@@ -30,7 +30,11 @@ cc -O2 -o "$work/train" "$here/train.c" -Iinclude -L"$work" -l:libblosc2.so.9 -l
 # is faulted in only once the chunks are freed, so it goes after.
 (cd "$work" && valgrind -q --tool=callgrind --demangle=no --dump-before=blosc2_schunk_free \
   --callgrind-out-file="$work/roundtrip.cg" ./train roundtrip)
+# The frame round trips next, whole: each one's peak comes after a
+# super-chunk was freed, so its teardown code is resident at the peak.
+(cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/frames.cg" ./train frames)
 (cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/extras.cg" ./train extras)
-python3 "$here/hot_symbols.py" "$lib" "$work/roundtrip.cg.1" "$work/roundtrip.cg" "$work/extras.cg" > "$here/hot-symbols.txt"
+python3 "$here/hot_symbols.py" "$lib" "$work/roundtrip.cg.1" "$work/frames.cg" "$work/roundtrip.cg" "$work/extras.cg" \
+  > "$here/hot-symbols.txt"
 echo "$(wc -l < "$here/hot-symbols.txt") functions in $here/hot-symbols.txt"
 cargo build --release --lib
