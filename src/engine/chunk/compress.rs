@@ -15,7 +15,7 @@ use crate::engine::header::{codec_format_of, ChunkHeader};
 use crate::engine::params::{CParams, HeaderFormat, Prefilter, PrefilterArgs};
 use crate::engine::plugins::{self, Call};
 use crate::engine::prefault;
-use crate::engine::threads::{filter_ttmp_len, Pool, WorkerScratch};
+use crate::engine::threads::{filter_ttmp_len, grow_scratch, Pool, WorkerScratch};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -75,11 +75,15 @@ impl Plan<'_> {
     }
 
     /// Size the worker scratch `filter_block` will use: the filter
-    /// ping-pong buffers when a filter runs, the staging buffer when a
-    /// prefilter does.
+    /// ping-pong buffers when a filter runs (the second only for two or
+    /// more: a block's worth of memory a lone shuffle never touches, which
+    /// a zeroed allocation from a reused heap would still fault in), the
+    /// staging buffer when a prefilter does.
     fn reserve(&self, ws: &mut WorkerScratch) {
-        if self.spec.any_forward() {
+        if self.spec.forward_needs_tmp() {
             ws.reserve(self.blocksize);
+        } else if self.spec.any_forward() {
+            grow_scratch(&mut ws.a, self.blocksize);
         }
         if self.cp.prefilter.is_some() {
             ws.reserve_staging(self.blocksize, self.ttmp_len());
@@ -672,7 +676,7 @@ fn encode_parallel(
         plan.reserve(ws);
         let mut buf = std::mem::take(&mut ws.c);
         let bound = plan.block_bound(j);
-        crate::engine::threads::grow_scratch(&mut buf, bound);
+        grow_scratch(&mut buf, bound);
         let n = match encode_block(plan, j, &mut buf[..bound], ws, dict) {
             Ok(Some(n)) => n,
             Ok(None) => {
