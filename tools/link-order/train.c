@@ -6,11 +6,12 @@
  * closed, reopened and read, and an in-memory super-chunk serialized with
  * blosc2_schunk_to_buffer and read in place (copy = false). `train extras`
  * adds the other common paths: the context-free API with the default codec
- * (BloscLZ), Zstd (levels 5 and 1) and zlib through contexts, contexts of
- * 2 threads, bitshuffle, getitem, frames in memory (also serialized from
- * separate chunks and read in place) and on disk, and a b2nd array from
- * and to a C buffer. Every result is checked, so a wrong build fails here
- * rather than in a profile. */
+ * (BloscLZ), Zstd (levels 5 and 1) and zlib through contexts,
+ * python-blosc2's super-chunk (chunks handed over with copy = false),
+ * contexts of 2 threads, bitshuffle, getitem, frames in memory (also
+ * serialized from separate chunks and read in place) and on disk, and a
+ * b2nd array from and to a C buffer. Every result is checked, so a wrong
+ * build fails here rather than in a profile. */
 #include <b2nd.h>
 #include <blosc2.h>
 #include <math.h>
@@ -130,6 +131,51 @@ static int with_codec(int compcode, int clevel, int filter, int nthreads, const 
   return 0;
 }
 
+/* python-blosc2's SChunk: settings read once, then each chunk compressed
+ * with schunk->cctx into its own malloc'ed buffer, shrunk and handed over
+ * (append_chunk with copy = false), and read back with get_chunk and
+ * decompress_chunk. */
+static int python_like(double *src, double *out) {
+  blosc2_set_nthreads(2);
+  if (blosc2_compname_to_compcode(blosc1_get_compressor()) < 0) return fail("compname");
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.compcode = BLOSC_LZ4;
+  cp.typesize = 8;
+  cp.nthreads = 2;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = 2;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  if (sc == NULL) return fail("python schunk_new");
+  blosc2_cparams *got_cp;
+  blosc2_dparams *got_dp;
+  if (blosc2_schunk_get_cparams(sc, &got_cp) < 0 || blosc2_schunk_get_dparams(sc, &got_dp) < 0)
+    return fail("get_cparams");
+  free(got_cp);
+  free(got_dp);
+  for (int k = 0; k < 2; k++) {
+    fill(k, src, CHUNK / 8);
+    uint8_t *chunk = malloc(CHUNK + BLOSC2_MAX_OVERHEAD);
+    int csize = blosc2_compress_ctx(sc->cctx, src, CHUNK, chunk, CHUNK + BLOSC2_MAX_OVERHEAD);
+    if (csize <= 0) return fail("python compress_ctx");
+    chunk = realloc(chunk, csize);
+    if (blosc2_schunk_append_chunk(sc, chunk, false) != k + 1) return fail("append_chunk");
+  }
+  for (int k = 0; k < 2; k++) {
+    uint8_t *chunk;
+    bool needs_free;
+    int32_t nbytes, cbytes, blocksize;
+    if (blosc2_schunk_get_chunk(sc, k, &chunk, &needs_free) < 0) return fail("get_chunk");
+    blosc2_cbuffer_sizes(chunk, &nbytes, &cbytes, &blocksize);
+    if (needs_free) free(chunk);
+    fill(k, src, CHUNK / 8);
+    if (blosc2_schunk_decompress_chunk(sc, k, out, nbytes) != CHUNK || memcmp(out, src, CHUNK))
+      return fail("python decompress_chunk");
+  }
+  blosc2_schunk_free(sc);
+  return 0;
+}
+
 static int extras(double *src, double *out) {
   int32_t nbytes = 1 << 20;
   fill(0, src, nbytes / 8);
@@ -141,6 +187,7 @@ static int extras(double *src, double *out) {
   double item;
   if (blosc2_getitem(chunk, csize, 7, 1, &item, sizeof item) != sizeof item || item != src[7]) return fail("getitem");
   free(chunk);
+  if (python_like(src, out)) return 1;
   if (with_codec(BLOSC_ZSTD, 5, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
   if (with_codec(BLOSC_ZLIB, 5, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
   if (with_codec(BLOSC_BLOSCLZ, 5, BLOSC_BITSHUFFLE, 1, src, out, nbytes)) return 1;
