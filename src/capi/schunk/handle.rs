@@ -484,7 +484,7 @@ impl State {
         let framed = self.sc.frame().is_some();
         let dctx = self.public().dctx;
         let public = self.public;
-        let c = self.sc.get_chunk(nchunk).map_err(ecode)?;
+        let c = self.sc.chunk_to_decode(nchunk).map_err(ecode)?;
         let (chunk_nbytes, chunk_cbytes, _) = chunk::cbuffer_sizes(&c).map_err(ecode)?;
         if chunk_nbytes > nbytes {
             return Err(if framed { ERR_WRITE_BUFFER } else { ERR_INVALID_PARAM });

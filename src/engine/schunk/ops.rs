@@ -557,6 +557,15 @@ impl SChunk {
         }
     }
 
+    /// Chunk `n` to decode right away: as [`SChunk::get_chunk`], but a
+    /// chunk of a file frame is read into a buffer the frame reuses for
+    /// the next read instead of a new copy (see `Frame::chunk_to_decode`).
+    pub fn chunk_to_decode(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        self.check_index(n, false)?;
+        self.current_nchunk = n;
+        stored_chunk(&mut self.backend, n)
+    }
+
     /// Decompress chunk `n` into `dest` (`blosc2_schunk_decompress_chunk`).
     /// Returns the number of bytes written.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
