@@ -38,15 +38,23 @@ static int fail(const char *what) {
   return 1;
 }
 
+/* The settings of the memory harness's round trips: LZ4 5, shuffle,
+   8-byte items, 2 threads. */
+static void harness_params(blosc2_cparams *cp, blosc2_dparams *dp) {
+  *cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp->compcode = BLOSC_LZ4;
+  cp->clevel = 5;
+  cp->typesize = 8;
+  cp->nthreads = 2;
+  cp->filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
+  *dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp->nthreads = 2;
+}
+
 static int roundtrip(double *src, double *out) {
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.compcode = BLOSC_LZ4;
-  cp.clevel = 5;
-  cp.typesize = 8;
-  cp.nthreads = 2;
-  cp.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
-  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 2;
+  blosc2_cparams cp;
+  blosc2_dparams dp;
+  harness_params(&cp, &dp);
   blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
   blosc2_schunk *sc = blosc2_schunk_new(&st);
   if (sc == NULL) return fail("schunk_new");
@@ -65,14 +73,9 @@ static int roundtrip(double *src, double *out) {
 
 /* The frame round trips of `train frames` (see the top). */
 static int frames(double *src, double *out) {
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.compcode = BLOSC_LZ4;
-  cp.clevel = 5;
-  cp.typesize = 8;
-  cp.nthreads = 2;
-  cp.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
-  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  dp.nthreads = 2;
+  blosc2_cparams cp;
+  blosc2_dparams dp;
+  harness_params(&cp, &dp);
   const char *path = "train_link_order_rt.b2frame";
   blosc2_remove_urlpath(path);
   for (int on_disk = 1; on_disk >= 0; on_disk--) {

@@ -512,6 +512,16 @@ fn copy_match_paths_agree_with_bytewise() {
 /// of a fresh (zeroed) table, for every clevel and kind of data: short
 /// (tagged) passes, long (clearing) ones in between, at clevels with
 /// smaller tables, and across the table's clearing point.
+/// The size `data` compresses to with fresh tables, and whether `tables`
+/// reused give the same bytes.
+fn reused_and_fresh(tables: &mut Tables, clevel: u8, data: &[u8]) -> (usize, bool) {
+    let mut fresh = vec![0; data.len()];
+    let mut reused = vec![0; data.len()];
+    let a = compress(clevel, data, &mut fresh);
+    let b = compress_reusing(tables, clevel, data, &mut reused);
+    (a, fresh[..a] == reused[..b])
+}
+
 #[test]
 fn reused_table_gives_the_bytes_of_a_fresh_one() {
     let mut rng = Rng(0x5EED_0000_ABCD_EF01);
@@ -522,15 +532,8 @@ fn reused_table_gives_the_bytes_of_a_fresh_one() {
     for seed in 0..20 {
         tables.skip_base(1 << 20);
         for (clevel, len, kind) in [(5, 3000, 1), (1, 2000, 0), (5, 3000, 1)] {
-            let data = gen(kind, len, seed);
-            let mut fresh = vec![0; len];
-            let mut reused = vec![0; len];
-            let a = compress(clevel, &data, &mut fresh);
-            let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
-            assert!(
-                fresh[..a] == reused[..b],
-                "clevel {clevel} len {len} kind {kind} seed {seed}"
-            );
+            let (_, same) = reused_and_fresh(&mut tables, clevel, &gen(kind, len, seed));
+            assert!(same, "clevel {clevel} len {len} kind {kind} seed {seed}");
         }
     }
     // Long passes: text stores too many positions and clears, runs store
@@ -543,24 +546,13 @@ fn reused_table_gives_the_bytes_of_a_fresh_one() {
             (5, 20_000, 2),
             (5, 9000, 0),
         ] {
-            let data = gen(kind, len, seed);
-            let mut fresh = vec![0; len];
-            let mut reused = vec![0; len];
-            let a = compress(clevel, &data, &mut fresh);
-            let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
-            assert!(
-                a > 0 && fresh[..a] == reused[..b],
-                "long: clevel {clevel} len {len} kind {kind} seed {seed}"
-            );
+            let (n, same) = reused_and_fresh(&mut tables, clevel, &gen(kind, len, seed));
+            assert!(n > 0 && same, "long: clevel {clevel} len {len} kind {kind} seed {seed}");
         }
     }
     for (clevel, len, kind) in [(9, 30_000, 2), (2, 2000, 0), (5, 3000, 1)] {
-        let data = gen(kind, len, 9);
-        let mut fresh = vec![0; len];
-        let mut reused = vec![0; len];
-        let a = compress(clevel, &data, &mut fresh);
-        let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
-        assert!(fresh[..a] == reused[..b], "clevel {clevel} len {len} kind {kind}");
+        let (_, same) = reused_and_fresh(&mut tables, clevel, &gen(kind, len, 9));
+        assert!(same, "clevel {clevel} len {len} kind {kind}");
     }
     for round in 0..400usize {
         if round == 150 || round == 300 {
@@ -574,17 +566,8 @@ fn reused_table_gives_the_bytes_of_a_fresh_one() {
             4 => 8191,
             _ => 66 + rng.below(9000),
         };
-        let data = gen((round % 6) as u8, len, round as u64);
         let clevel = 1 + (round % 9) as u8;
-        let mut fresh = vec![0; len];
-        let mut reused = vec![0; len];
-        let a = compress(clevel, &data, &mut fresh);
-        let b = compress_reusing(&mut tables, clevel, &data, &mut reused);
-        assert_eq!(a, b, "kind {} len {len} clevel {clevel} round {round}", round % 6);
-        assert!(
-            fresh[..a] == reused[..b],
-            "kind {} len {len} clevel {clevel} round {round}",
-            round % 6
-        );
+        let (_, same) = reused_and_fresh(&mut tables, clevel, &gen((round % 6) as u8, len, round as u64));
+        assert!(same, "kind {} len {len} clevel {clevel} round {round}", round % 6);
     }
 }
