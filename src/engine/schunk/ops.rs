@@ -444,11 +444,12 @@ impl SChunk {
         Ok(())
     }
 
-    /// Take the counters after an edit already applied (or checked by
-    /// [`SChunk::commit`]).
+    /// Take the counters after an edit, as [`checked_next`] made them for
+    /// the number of chunks the edit leaves (its chunksize already the one
+    /// that count allows).
     fn set_counters(&mut self, next: Next) {
         self.nbytes = next.nbytes;
-        self.chunksize = countable_chunksize(next.nbytes, next.chunksize, self.nchunks());
+        self.chunksize = next.chunksize;
         self.flags2 = next.flags2;
     }
 
