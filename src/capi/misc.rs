@@ -1,7 +1,8 @@
 //! Version, codec names, error strings, timing helpers and the parameter
 //! defaults getters.
 
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, CStr};
+#[cfg(windows)]
 use std::sync::OnceLock;
 
 use crate::engine::codecs;
@@ -29,11 +30,7 @@ pub extern "C" fn blosc2_get_version_string() -> *const c_char {
 /// Comma-separated names of the codecs in this build.
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
-    static LIST: OnceLock<CString> = OnceLock::new();
-    ffi_boundary!(std::ptr::null(), {
-        LIST.get_or_init(|| CString::new(codecs::COMPRESSOR_LIST).unwrap_or_default())
-            .as_ptr()
-    })
+    ffi_boundary!(std::ptr::null(), { codecs::COMPRESSOR_LIST_C.as_ptr() })
 }
 
 /// Name of codec `compcode` in `*compname` (NULL when unknown). Returns
@@ -129,16 +126,9 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 /// Static description of an error code ("Unknown error" for others).
 #[no_mangle]
 pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
-    static TABLE: OnceLock<Vec<CString>> = OnceLock::new();
+    // Code 0 is not described by 3.3.5 either: "Unknown error".
     ffi_boundary!(c"Unknown error".as_ptr(), {
-        let table = TABLE.get_or_init(|| {
-            (0..=38)
-                .map(|i| CString::new(Error::describe_code(-i)).unwrap_or_default())
-                .collect()
-        });
-        let idx = usize::try_from(-i64::from(error_code)).unwrap_or(0);
-        // Code 0 is not described by 3.3.5 either: "Unknown error".
-        table.get(idx).unwrap_or(&table[0]).as_ptr()
+        Error::describe_code_c(error_code).as_ptr()
     })
 }
 

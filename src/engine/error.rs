@@ -4,6 +4,7 @@
 //! [`Error`] into the negative code C-Blosc2 3.3.5 would return by calling
 //! [`Error::code`], and nowhere else.
 
+use std::ffi::CStr;
 use std::fmt;
 
 /// Everything that can go wrong in the engine.
@@ -138,45 +139,52 @@ impl Error {
 
     /// The static description C-Blosc2's `blosc2_error_string` gives for `code`.
     pub fn describe_code(code: i32) -> &'static str {
+        Error::describe_code_c(code).to_str().unwrap_or("Unknown error")
+    }
+
+    /// [`Error::describe_code`] as a C string constant, which
+    /// `blosc2_error_string` hands out as it is (nothing built at first
+    /// use, so a process forked meanwhile has nothing half-built).
+    pub fn describe_code_c(code: i32) -> &'static CStr {
         match code {
-            -1 => "Generic failure",
-            -2 => "Bad stream",
-            -3 => "Invalid data",
-            -4 => "Memory alloc/realloc failure",
-            -5 => "Not enough space to read",
-            -6 => "Not enough space to write",
-            -7 => "Codec not supported",
-            -8 => "Invalid parameter supplied to codec",
-            -9 => "Codec dictionary error",
-            -10 => "Version not supported",
-            -11 => "Invalid value in header",
-            -12 => "Invalid parameter supplied to function",
-            -13 => "File read failure",
-            -14 => "File write failure",
-            -15 => "File open failure",
-            -16 => "Not found",
-            -17 => "Bad run length encoding",
-            -18 => "Filter pipeline error",
-            -19 => "Chunk insert failure",
-            -20 => "Chunk append failure",
-            -21 => "Chunk update failure",
-            -22 => "Sizes larger than 2gb not supported",
-            -23 => "Super-chunk copy failure",
-            -24 => "Wrong type for frame",
-            -25 => "File truncate failure",
-            -26 => "Thread or thread context creation failure",
-            -27 => "Postfilter failure",
-            -28 => "Special frame failure",
-            -29 => "Special super-chunk failure",
-            -30 => "IO plugin error",
-            -31 => "Remove file failure",
-            -32 => "Pointer is null",
-            -33 => "Invalid index",
-            -34 => "Metalayer has not been found",
-            -35 => "Maximum buffersize exceeded",
-            -36 => "Tuner failure",
-            -37 => "Frame lock failure",
-            _ => "Unknown error",
+            -1 => c"Generic failure",
+            -2 => c"Bad stream",
+            -3 => c"Invalid data",
+            -4 => c"Memory alloc/realloc failure",
+            -5 => c"Not enough space to read",
+            -6 => c"Not enough space to write",
+            -7 => c"Codec not supported",
+            -8 => c"Invalid parameter supplied to codec",
+            -9 => c"Codec dictionary error",
+            -10 => c"Version not supported",
+            -11 => c"Invalid value in header",
+            -12 => c"Invalid parameter supplied to function",
+            -13 => c"File read failure",
+            -14 => c"File write failure",
+            -15 => c"File open failure",
+            -16 => c"Not found",
+            -17 => c"Bad run length encoding",
+            -18 => c"Filter pipeline error",
+            -19 => c"Chunk insert failure",
+            -20 => c"Chunk append failure",
+            -21 => c"Chunk update failure",
+            -22 => c"Sizes larger than 2gb not supported",
+            -23 => c"Super-chunk copy failure",
+            -24 => c"Wrong type for frame",
+            -25 => c"File truncate failure",
+            -26 => c"Thread or thread context creation failure",
+            -27 => c"Postfilter failure",
+            -28 => c"Special frame failure",
+            -29 => c"Special super-chunk failure",
+            -30 => c"IO plugin error",
+            -31 => c"Remove file failure",
+            -32 => c"Pointer is null",
+            -33 => c"Invalid index",
+            -34 => c"Metalayer has not been found",
+            -35 => c"Maximum buffersize exceeded",
+            -36 => c"Tuner failure",
+            -37 => c"Frame lock failure",
+            _ => c"Unknown error",
         }
     }
 }

@@ -20,6 +20,8 @@ mod zlib_choice;
 mod zlib_stream;
 pub mod zstd;
 
+use std::ffi::CStr;
+
 use super::constants::{codec, codec_format};
 use super::error::{Error, Result};
 
@@ -93,12 +95,19 @@ pub fn decompress_stream(
     }
 }
 
-/// Names of the built-in codecs, as `blosc2_list_compressors` lists them.
+/// Names of the built-in codecs, as `blosc2_list_compressors` lists them
+/// (a C string constant: nothing is built at first use, so a process
+/// forked during that first use has nothing half-built).
 #[cfg(not(feature = "snappy"))]
-pub const COMPRESSOR_LIST: &str = "blosclz,lz4,lz4hc,zlib,zstd";
+pub const COMPRESSOR_LIST_C: &CStr = c"blosclz,lz4,lz4hc,zlib,zstd";
 /// Names of the built-in codecs, Snappy included.
 #[cfg(feature = "snappy")]
-pub const COMPRESSOR_LIST: &str = "blosclz,lz4,lz4hc,snappy,zlib,zstd";
+pub const COMPRESSOR_LIST_C: &CStr = c"blosclz,lz4,lz4hc,snappy,zlib,zstd";
+/// [`COMPRESSOR_LIST_C`] as a `str`.
+pub const COMPRESSOR_LIST: &str = match COMPRESSOR_LIST_C.to_str() {
+    Ok(list) => list,
+    Err(_) => panic!("codec names are ASCII"),
+};
 
 /// Name of a built-in codec id.
 pub fn compname(compcode: u8) -> Option<&'static str> {

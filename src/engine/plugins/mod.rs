@@ -138,8 +138,14 @@ pub struct Call<'a> {
 
 /// An environment with nothing in it (a chunk outside any super-chunk).
 pub fn no_env() -> &'static PluginEnv {
-    static EMPTY: std::sync::OnceLock<PluginEnv> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(PluginEnv::default)
+    // A constant, not built at first use: a process forked during that
+    // first use would find it half-built.
+    static EMPTY: PluginEnv = PluginEnv {
+        b2nd: None,
+        schunk_typesize: None,
+        host: None,
+    };
+    &EMPTY
 }
 
 /// True for filter ids the plugin dispatch handles (everything past the

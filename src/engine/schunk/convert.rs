@@ -50,7 +50,10 @@ impl SChunk {
         let vl = self.flags2 & crate::engine::constants::blosc2_flags2::VL_BLOCKS != 0;
         for i in 0..self.nchunks() {
             if raw_chunks || vl {
-                let c = self.get_chunk(i)?.into_owned();
+                // Borrowed where the chunk is held in memory, and read into
+                // the frame's reused buffer from a file: appending copies it
+                // once, into `new`.
+                let c = self.chunk_to_decode(i)?;
                 new.append_chunk(&c)?;
             } else {
                 // 3.3.5 decompresses each chunk into a buffer of the chunk
