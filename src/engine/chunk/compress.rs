@@ -484,8 +484,10 @@ struct Commit<'d> {
     next: usize,
     /// Blocks finished ahead of their turn, with their encoded length.
     parked: Vec<Option<(Parked, usize)>>,
-    /// How many entries of `parked` are set.
-    nparked: usize,
+    /// How many entries of `parked` hold a staging buffer.
+    nbuffered: usize,
+    /// No block at or past this one was ever parked in `dest`.
+    parked_end: usize,
     /// Staging buffers not in use.
     spare: Vec<Vec<u8>>,
 }
@@ -526,14 +528,18 @@ impl<'d> Commit<'d> {
         // Blocks next..j end at most here, whatever their sizes.
         let mut at = self.pos + (self.next..j).map(bound).sum::<usize>();
         let mut limit = self.pos + self.rest.len();
-        for (k, p) in self.parked.iter().enumerate().skip(self.next) {
-            if let Some((Parked::InDest(o), n)) = p {
-                if k < j {
-                    at = at.max(o + n);
-                } else {
-                    limit = limit.min(*o);
-                }
-            }
+        // Blocks parked in `dest` lie in block order, so only the nearest
+        // ones on either side of `j` matter (the scan stays short however
+        // many are parked).
+        let in_dest = |p: &Option<(Parked, usize)>| match p {
+            Some((Parked::InDest(o), n)) => Some((*o, *n)),
+            _ => None,
+        };
+        if let Some((o, n)) = self.parked[self.next..j].iter().rev().find_map(in_dest) {
+            at = at.max(o + n);
+        }
+        if let Some((o, _)) = self.parked[j + 1..self.parked_end.max(j + 1)].iter().find_map(in_dest) {
+            limit = limit.min(o);
         }
         if at + data.len() > limit {
             return false;
@@ -541,7 +547,7 @@ impl<'d> Commit<'d> {
         let off = at - self.pos;
         self.rest[off..off + data.len()].copy_from_slice(data);
         self.parked[j] = Some((Parked::InDest(at), data.len()));
-        self.nparked += 1;
+        self.parked_end = self.parked_end.max(j + 1);
         true
     }
 }
@@ -626,14 +632,20 @@ fn encode_blocks(
 /// of its turn is parked and committed by whoever commits its
 /// predecessor, so no worker waits; it is parked in `dest` itself when
 /// there is room past what the blocks before it can take (the usual case),
-/// else in a spare buffer swapped for its own. At most `workers - 1`
-/// blocks are parked at once, a worker finishing another one early waits
-/// for its turn instead. Without that bound a worker stalled
-/// on one block (a busy machine) let the others park every other block of
-/// the chunk, and the pool kept all those buffers: 8 blocks of 512 KiB for
-/// 4 MiB chunks, 3.5 MiB more resident memory than C-Blosc2 3.3.5, whose
-/// threads write blocks in the order they finish. Spares are kept by the
-/// pool across calls. Returns the end of the data, 0 when it does not fit.
+/// else in a spare buffer swapped for its own.
+///
+/// Parks in `dest` are not limited: they hold no memory of their own, and
+/// a worker stalled on one block (a descheduled helper on a busy machine)
+/// then never holds up the others, as in C-Blosc2 3.3.5, whose threads
+/// write blocks in the order they finish. Before, at most `workers - 1`
+/// blocks were parked at all, and with 2 threads the caller slept until
+/// the stalled helper ran again as soon as it was two blocks ahead.
+/// Parks in spare buffers stay limited to `workers - 1`, a worker finishing
+/// another block early waits for its turn instead: without that bound the
+/// others parked every other block of the chunk, and the pool kept all
+/// those buffers: 8 blocks of 512 KiB for 4 MiB chunks, 3.5 MiB more
+/// resident memory than 3.3.5. Spares are kept by the pool across calls.
+/// Returns the end of the data, 0 when it does not fit.
 fn encode_parallel(
     plan: &Plan<'_>,
     data_start: usize,
@@ -653,7 +665,8 @@ fn encode_parallel(
         pos: data_start,
         next: 0,
         parked: (0..nblocks).map(|_| None).collect(),
-        nparked: 0,
+        nbuffered: 0,
+        parked_end: 0,
         spare,
     });
     // Signalled whenever `next` moves or the work is given up.
@@ -692,13 +705,13 @@ fn encode_parallel(
         };
         let mut st = lock()?;
         if j != st.next {
-            if st.nparked < max_parked {
-                if st.park_in_dest(j, &buf[..n], |k| plan.block_bound(k)) {
-                    ws.c = buf;
-                    return Ok(());
-                }
+            if st.park_in_dest(j, &buf[..n], |k| plan.block_bound(k)) {
+                ws.c = buf;
+                return Ok(());
+            }
+            if st.nbuffered < max_parked {
                 st.parked[j] = Some((Parked::Buffer(buf), n));
-                st.nparked += 1;
+                st.nbuffered += 1;
                 ws.c = st.spare.pop().unwrap_or_default();
                 return Ok(());
             }
@@ -733,9 +746,11 @@ fn encode_parallel(
             let Some((parked, n)) = st.parked.get_mut(k).and_then(Option::take) else {
                 break;
             };
-            st.nparked -= 1;
             let b = match parked {
-                Parked::Buffer(b) => b,
+                Parked::Buffer(b) => {
+                    st.nbuffered -= 1;
+                    b
+                }
                 Parked::InDest(at) => {
                     // Down to its place (under the lock: the bytes are in
                     // the part of `dest` the lock guards).
