@@ -203,7 +203,7 @@ impl Context {
             nchunk: self.nchunk,
             plugins: Some(&self.dparams.plugins),
         };
-        chunk::getitem(src, start, nitems, dest, &mut self.pool.serial_scratch(), &opts)
+        chunk::getitem(src, start, nitems, dest, &mut self.pool, &opts)
     }
 
     /// Bytes `start..start+nbytes` of a chunk into `dest`.
@@ -214,7 +214,7 @@ impl Context {
             nchunk: self.nchunk,
             plugins: Some(&self.dparams.plugins),
         };
-        chunk::getitem_bytes(src, start, nbytes, dest, &mut self.pool.serial_scratch(), &opts)
+        chunk::getitem_bytes(src, start, nbytes, dest, &mut self.pool, &opts)
     }
 
     /// Decode every block of a VL-block chunk into buffers from `alloc`.

@@ -2,13 +2,14 @@
 //! hold them (plus block 0 when DELTA needs it as the reference, which
 //! 3.3.5 forgets, returning wrong bytes).
 
+use crate::engine::bulk;
 use crate::engine::codecs::{self, Dict};
 use crate::engine::constants::{codec_format, filter, special};
 use crate::engine::error::{Error, Result};
 use crate::engine::filters::shuffle::unshuffle;
 use crate::engine::filters::{shuffle_width, FilterSpec};
 use crate::engine::header::ChunkHeader;
-use crate::engine::threads::WorkerScratch;
+use crate::engine::threads::{Pool, WorkerScratch};
 
 use super::decompress::{
     check_block_fits, copy_range, decode_block, for_each_stream, read_header_inline, stream_count, Chunk,
@@ -16,57 +17,20 @@ use super::decompress::{
 };
 
 /// Copy items `start..start+nitems` (in units of the chunk's typesize)
-/// into `dest`. Returns the number of bytes written.
+/// into `dest`. Returns the number of bytes written. `pool` lends the
+/// block scratch, taken only when blocks are decoded.
 pub fn getitem(
     src: &[u8],
     start: i64,
     nitems: i64,
     dest: &mut [u8],
-    ws: &mut WorkerScratch,
+    pool: &mut Pool,
     opts: &DecodeOptions<'_>,
 ) -> Result<usize> {
     let hdr = read_header_inline(src)?;
     if hdr.vl_blocks() {
         return Err(Error::InvalidParam("getitem on a VL-block chunk"));
     }
-    getitem_bytes_checked(src, hdr, start, nitems, dest, ws, opts)
-}
-
-/// Copy the byte range `start..start+nbytes` (both multiples of the
-/// chunk's typesize) into `dest`.
-pub fn getitem_bytes(
-    src: &[u8],
-    start: i64,
-    nbytes: i64,
-    dest: &mut [u8],
-    ws: &mut WorkerScratch,
-    opts: &DecodeOptions<'_>,
-) -> Result<usize> {
-    let hdr = read_header_inline(src)?;
-    if hdr.vl_blocks() {
-        return Err(Error::InvalidParam("getitem on a VL-block chunk"));
-    }
-    let ts = i64::from(hdr.typesize);
-    if start < 0 || nbytes < 0 || start % ts != 0 || nbytes % ts != 0 {
-        return Err(Error::InvalidParam("byte range not aligned to the typesize"));
-    }
-    getitem_bytes_checked(src, hdr, start / ts, nbytes / ts, dest, ws, opts)
-}
-
-/// Items `start..start+nitems` (of the header's typesize) of the chunk in
-/// `src`, whose header `hdr` was read by [`read_header_inline`]. Inlined
-/// into its two callers so that the header stays in registers (see
-/// [`read_header_inline`]): one item's getitem is a few hundred ns.
-#[inline(always)]
-fn getitem_bytes_checked(
-    src: &[u8],
-    hdr: ChunkHeader,
-    start: i64,
-    nitems: i64,
-    dest: &mut [u8],
-    ws: &mut WorkerScratch,
-    opts: &DecodeOptions<'_>,
-) -> Result<usize> {
     let ts = i64::from(hdr.typesize);
     if nitems == 0 {
         return Ok(0);
@@ -86,10 +50,80 @@ fn getitem_bytes_checked(
     if stop > i64::from(i32::MAX) || stop * ts > nbytes {
         return Err(Error::InvalidParam("start + nitems"));
     }
+    getitem_range(src, hdr, (start * ts) as usize, (stop * ts) as usize, dest, pool, opts)
+}
+
+/// Copy the byte range `start..start+nbytes` (both multiples of the
+/// chunk's typesize) into `dest`: [`getitem`] in bytes, with the same
+/// checks in the same order, and no division by the typesize (a slice of
+/// one item costs a few tens of ns, of which each division is several).
+pub fn getitem_bytes(
+    src: &[u8],
+    start: i64,
+    nbytes: i64,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    opts: &DecodeOptions<'_>,
+) -> Result<usize> {
+    let hdr = read_header_inline(src)?;
+    if hdr.vl_blocks() {
+        return Err(Error::InvalidParam("getitem on a VL-block chunk"));
+    }
+    let ts = usize::from(hdr.typesize);
+    if start < 0
+        || nbytes < 0
+        || !is_multiple_of_typesize(start as usize, ts)
+        || !is_multiple_of_typesize(nbytes as usize, ts)
+    {
+        return Err(Error::InvalidParam("byte range not aligned to the typesize"));
+    }
+    if nbytes == 0 {
+        return Ok(0);
+    }
+    if nbytes > i64::from(i32::MAX) || nbytes > dest.len() as i64 {
+        return Err(Error::WriteBuffer);
+    }
+    let chunk_bytes = i64::from(hdr.nbytes);
+    if start > chunk_bytes {
+        return Err(Error::InvalidParam("start"));
+    }
+    // Both are at most i32::MAX here, so the sum does not overflow; and
+    // the end in items passes i32::MAX only when it passes the chunk.
+    let stop = start + nbytes;
+    if stop > chunk_bytes {
+        return Err(Error::InvalidParam("start + nitems"));
+    }
+    getitem_range(src, hdr, start as usize, stop as usize, dest, pool, opts)
+}
+
+/// Whether `x` is a multiple of the typesize `ts` (at least 1): a mask for
+/// powers of two (nearly every typesize), a division for the rest, which
+/// a one-item slice would feel.
+pub fn is_multiple_of_typesize(x: usize, ts: usize) -> bool {
+    if ts.is_power_of_two() {
+        x & (ts - 1) == 0
+    } else {
+        x.is_multiple_of(ts)
+    }
+}
+
+/// Bytes `b0..b1` (checked against the chunk's nbytes and `dest`) of the
+/// chunk in `src`, whose header `hdr` was read by [`read_header_inline`].
+/// Inlined into its two callers so that the header stays in registers
+/// (see [`read_header_inline`]).
+#[inline(always)]
+fn getitem_range(
+    src: &[u8],
+    hdr: ChunkHeader,
+    b0: usize,
+    b1: usize,
+    dest: &mut [u8],
+    pool: &mut Pool,
+    opts: &DecodeOptions<'_>,
+) -> Result<usize> {
     if hdr.cbytes as usize > src.len() {
         return Err(Error::InvalidHeader);
     }
-    let (b0, b1) = ((start * ts) as usize, (stop * ts) as usize);
     let out = &mut dest[..b1 - b0];
     // A well-formed memcpyed chunk: the items are right there. (Anything
     // else, malformed ones included, goes through Chunk's validation.)
@@ -104,12 +138,22 @@ fn getitem_bytes_checked(
         out.copy_from_slice(&src[hl + b0..hl + b1]);
         return Ok(b1 - b0);
     }
+    // An all-zeros special chunk (what fills and zero appends store): the
+    // header is all there is to check, as `Chunk::with_header` would.
+    if opts.postfilter.is_none() && hdr.special_type() == special::ZERO && !hdr.memcpyed() {
+        bulk::zero(out);
+        return Ok(b1 - b0);
+    }
     let chunk = Chunk::with_header(src, hdr)?;
     // Memcpyed and special chunks: straight from the chunk, no block
     // decoding (postfilters work on whole blocks, so they take the long way).
     if opts.postfilter.is_none() && copy_range(&chunk, b0, out)? {
         return Ok(b1 - b0);
     }
+    // Blocks to decode: only now is the scratch taken (for a pool sharing
+    // its scratch with others, that is a lock).
+    let mut ws = pool.serial_scratch();
+    let ws = &mut *ws;
     let last_block = (b1 - 1) / chunk.blocksize;
     let mut block0 = Vec::new();
     if chunk.needs_block0() && last_block > 0 {

@@ -169,6 +169,47 @@ fn getitem_of_memcpyed_and_special_chunks_matches_decompress() {
         }
         let mut out = vec![0u8; 8];
         assert!(ctx.getitem(ch, 74_999, 2, &mut out).is_err());
+        getitem_bytes_agrees_with_getitem(&mut ctx, ch);
+    }
+    // And a coded chunk, through the blocks.
+    let coded = compress_vec(
+        &cp(codec::LZ4, 5, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, 1),
+        &data(300_000, 0),
+    )
+    .unwrap();
+    getitem_bytes_agrees_with_getitem(&mut ctx, &coded);
+}
+
+/// `getitem_bytes` (byte ranges, checked without dividing) gives what
+/// `getitem` gives for the same items, errors included, and refuses
+/// ranges that are not whole items of the chunk's typesize (4 here).
+fn getitem_bytes_agrees_with_getitem(ctx: &mut Context, ch: &[u8]) {
+    let cases = [
+        (0i64, 1i64, 4usize),
+        (4095, 2, 8),
+        (70_000, 4999, 20_000),
+        (74_999, 1, 4),
+        (74_999, 2, 8),
+        (75_000, 0, 0),
+        (75_001, 0, 0),
+        (75_001, 1, 4),
+        (10, 3, 8),
+        (-1, 1, 4),
+        (0, -1, 4),
+    ];
+    for (start, n, room) in cases {
+        let (mut a, mut b) = (vec![0xAAu8; room], vec![0xAAu8; room]);
+        let by_items = ctx.getitem(ch, start, n, &mut a).map_err(|e| e.code());
+        let by_bytes = ctx.getitem_bytes(ch, start * 4, n * 4, &mut b).map_err(|e| e.code());
+        assert_eq!(by_items, by_bytes, "items {start}+{n} into {room} bytes");
+        assert_eq!(a, b);
+    }
+    let mut out = vec![0u8; 16];
+    for (start, len) in [(2i64, 4i64), (4, 6), (1, 1)] {
+        assert!(matches!(
+            ctx.getitem_bytes(ch, start, len, &mut out),
+            Err(Error::InvalidParam(_))
+        ));
     }
 }
 

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use super::{Backend, SChunk};
+use crate::engine::chunk::is_multiple_of_typesize;
 use crate::engine::error::{Error, Result};
 
 /// The part of one chunk a byte range covers.
@@ -122,7 +123,7 @@ impl SChunk {
         // The chunk's own typesize (byte 3 of its header; getitem checks
         // the rest of the header).
         let ts = usize::from(*c.get(3).ok_or(Error::ReadBuffer)?).max(1);
-        if p.start.is_multiple_of(ts) && p.len.is_multiple_of(ts) {
+        if is_multiple_of_typesize(p.start, ts) && is_multiple_of_typesize(p.len, ts) {
             let got = self.dctx.getitem_bytes(&c, p.start as i64, p.len as i64, dest)?;
             if got != p.len {
                 return Err(Error::Failure("short read"));
@@ -158,14 +159,15 @@ impl SChunk {
     fn single_piece(&self, b0: i64, b1: i64) -> Option<Piece> {
         let cs = i64::from(self.chunksize);
         let n = self.nchunks();
-        if cs <= 0 || b0 < 0 || b1 <= b0 || b0 / cs != (b1 - 1) / cs || self.nbytes <= (n - 1) * cs {
+        if cs <= 0 || b0 < 0 || b1 <= b0 || self.nbytes <= (n - 1) * cs {
             return None;
         }
+        // One division: a slice of one item is a few tens of ns.
         let i = b0 / cs;
-        if i >= n {
+        let start = i * cs;
+        if i >= n || b1 > start + cs {
             return None;
         }
-        let start = i * cs;
         let end = if i + 1 == n { self.nbytes } else { start + cs };
         (b1 <= end).then(|| Piece {
             nchunk: i,
