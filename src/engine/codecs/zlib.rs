@@ -76,7 +76,12 @@ pub fn version() -> String {
         return String::from("unknown");
     }
     // SAFETY: non-null, static and NUL-terminated (zlib's contract).
-    unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    let version = unsafe { std::ffi::CStr::from_ptr(p) };
+    // `to_str`, not `to_string_lossy`: the version is ASCII, and the lossy
+    // conversion's code lies outside the hot functions' pages (build.rs), so
+    // python-blosc2's import, which asks every codec's version, kept 64 KiB
+    // more of the library's code resident for this one call.
+    version.to_str().unwrap_or("unknown").to_string()
 }
 
 /// zlib's allocator hook: `calloc`, as zlib's own default would use.
@@ -267,6 +272,14 @@ pub fn inflate_raw(parts: &[&[u8]], limit: usize) -> std::result::Result<Vec<u8>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn version_is_zlibs_own_string() {
+        // SAFETY: zlibVersion returns a static NUL-terminated string.
+        let own = unsafe { std::ffi::CStr::from_ptr(libz_rs_sys::zlibVersion()) };
+        assert_eq!(super::version(), own.to_string_lossy());
+        assert!(super::version().starts_with("1."), "{}", super::version());
+    }
+
     #[test]
     fn round_trip() {
         let src: Vec<u8> = (0..10000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
