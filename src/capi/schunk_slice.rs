@@ -69,50 +69,14 @@ fn set_range(st: &State, start: i64, stop: i64) -> Result<Option<(i64, i64)>, c_
     Ok(Some((stop, (stop - start) * ts)))
 }
 
-/// Start (in bytes) of every chunk, plus the total at the end.
-fn chunk_starts(st: &mut State) -> Result<Vec<i64>, c_int> {
-    let n = st.sc.nchunks();
-    let cs = i64::from(st.sc.chunksize());
-    let mut starts = Vec::with_capacity(usize::try_from(n).unwrap_or(0) + 1);
-    let mut acc = 0i64;
-    for i in 0..n {
-        starts.push(acc);
-        acc = if cs > 0 {
-            if i + 1 == n {
-                st.sc.nbytes()
-            } else {
-                acc + cs
-            }
-        } else {
-            acc + i64::from(st.sc.chunk_nbytes(i).map_err(ecode)?)
-        };
-    }
-    starts.push(acc);
-    Ok(starts)
-}
-
-/// The chunks overlapping the byte range `[b0, b1)`: (chunk, offset in the
-/// chunk, bytes, chunk size).
-fn pieces(st: &mut State, b0: i64, b1: i64) -> Result<Vec<(i64, usize, usize, usize)>, c_int> {
-    let starts = chunk_starts(st)?;
-    let mut out = Vec::new();
-    for i in 0..starts.len().saturating_sub(1) {
-        let (cs, ce) = (starts[i], starts[i + 1]);
-        let (lo, hi) = (b0.max(cs), b1.min(ce));
-        if hi > lo {
-            out.push((i as i64, (lo - cs) as usize, (hi - lo) as usize, (ce - cs) as usize));
-        }
-    }
-    Ok(out)
-}
-
 /// `get_slice_buffer` through `schunk->dctx` (whole chunks decompressed),
 /// for a dctx with a postfilter.
 fn get_slice_with_ctx(st: &mut State, start: i64, stop: i64, out: &mut [u8]) -> Result<(), c_int> {
     let ts = i64::from(st.sc.typesize());
     let mut pos = 0usize;
-    for (n, off, len, _) in pieces(st, start * ts, stop * ts)? {
-        let data = st.decompress_vec_with_dctx(n)?;
+    for p in st.sc.pieces(start * ts, stop * ts).map_err(ecode)? {
+        let (off, len) = (p.start, p.len);
+        let data = st.decompress_vec_with_dctx(p.nchunk)?;
         let part = data.get(off..off + len).ok_or(ERR_FAILURE)?;
         out[pos..pos + len].copy_from_slice(part);
         pos += len;
@@ -125,7 +89,9 @@ fn get_slice_with_ctx(st: &mut State, start: i64, stop: i64, out: &mut [u8]) -> 
 fn set_slice_with_ctx(st: &mut State, start: i64, stop: i64, src: &[u8]) -> Result<(), c_int> {
     let ts = i64::from(st.sc.typesize());
     let mut pos = 0usize;
-    for (n, off, len, chunk_len) in pieces(st, start * ts, stop * ts)? {
+    for p in st.sc.pieces(start * ts, stop * ts).map_err(ecode)? {
+        let (n, off, len) = (p.nchunk, p.start, p.len);
+        let chunk_len = p.chunk_len;
         let part = &src[pos..pos + len];
         let chunk = if off == 0 && len == chunk_len {
             st.compress_with_cctx(part, n)?
@@ -143,20 +109,8 @@ fn set_slice_with_ctx(st: &mut State, start: i64, stop: i64, src: &[u8]) -> Resu
 /// `get_sparse_buffer` through `schunk->dctx`.
 fn get_sparse_with_ctx(st: &mut State, coords: &[i64], out: &mut [u8]) -> Result<(), c_int> {
     let ts = st.sc.typesize() as usize;
-    let nitems = st.sc.nbytes() / ts as i64;
-    let starts = chunk_starts(st)?;
-    let mut order: Vec<(usize, usize, usize)> = Vec::with_capacity(coords.len());
-    for (k, &c) in coords.iter().enumerate() {
-        if c < 0 || c >= nitems {
-            return Err(ERR_INVALID_PARAM);
-        }
-        let b = c * ts as i64;
-        let ci = starts.partition_point(|&s| s <= b).saturating_sub(1);
-        order.push((ci, (b - starts[ci]) as usize, k));
-    }
-    order.sort_unstable();
     let mut cached: Option<(usize, Vec<u8>)> = None;
-    for (ci, off, k) in order {
+    for (ci, off, k) in st.sc.sparse_order(coords).map_err(ecode)? {
         if cached.as_ref().map(|c| c.0) != Some(ci) {
             cached = Some((ci, st.decompress_vec_with_dctx(ci as i64)?));
         }

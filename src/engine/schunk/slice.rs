@@ -9,14 +9,15 @@ use crate::engine::chunk::is_multiple_of_typesize;
 use crate::engine::error::{Error, Result};
 
 /// The part of one chunk a byte range covers.
-struct Piece {
-    nchunk: i64,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub nchunk: i64,
     /// Byte offset inside the chunk.
-    start: usize,
+    pub start: usize,
     /// Bytes taken from the chunk.
-    len: usize,
+    pub len: usize,
     /// Uncompressed size of the chunk.
-    chunk_len: usize,
+    pub chunk_len: usize,
 }
 
 impl SChunk {
@@ -44,8 +45,9 @@ impl SChunk {
     /// Split the byte range `[b0, b1)` into per-chunk pieces. With a fixed
     /// chunk size the chunks are found by division (a slice of a few items
     /// costs the same in a super-chunk of any length); otherwise from the
-    /// chunk sizes.
-    fn pieces(&mut self, b0: i64, b1: i64) -> Result<Vec<Piece>> {
+    /// chunk sizes. (The C API's slices through caller-set contexts read
+    /// the same pieces.)
+    pub fn pieces(&mut self, b0: i64, b1: i64) -> Result<Vec<Piece>> {
         let mut out = Vec::new();
         if b0 >= b1 {
             return Ok(out);
@@ -210,29 +212,40 @@ impl SChunk {
         if ts == 0 || buffer.len() / ts < coords.len() {
             return Err(Error::WriteBuffer);
         }
-        let nitems = self.nbytes / ts as i64;
-        let starts = self.chunk_starts()?;
-        let mut order: Vec<(usize, i64, usize)> = Vec::with_capacity(coords.len());
-        for (k, &c) in coords.iter().enumerate() {
-            if c < 0 || c >= nitems {
-                return Err(Error::InvalidParam("coordinate out of range"));
-            }
-            let b = c * ts as i64;
-            let ci = starts.partition_point(|&s| s <= b).saturating_sub(1);
-            order.push((ci, b - starts[ci], k));
-        }
-        order.sort_unstable();
         let mut cached: Option<(usize, Vec<u8>)> = None;
-        for (ci, off, k) in order {
+        for (ci, off, k) in self.sparse_order(coords)? {
             if cached.as_ref().map(|(i, _)| *i) != Some(ci) {
                 cached = Some((ci, self.decompress_chunk_vec(ci as i64)?));
             }
             let data = &cached.as_ref().ok_or(Error::Failure("chunk cache"))?.1;
-            let off = off as usize;
             let item = data.get(off..off + ts).ok_or(Error::ReadBuffer)?;
             buffer[k * ts..(k + 1) * ts].copy_from_slice(item);
         }
         Ok(())
+    }
+
+    /// Where the items at `coords` lie, as (chunk, byte offset in the
+    /// chunk, index in `coords`), sorted by chunk so that each chunk is
+    /// decoded once. (The C API's sparse reads through a caller-set
+    /// context follow the same order.)
+    pub fn sparse_order(&mut self, coords: &[i64]) -> Result<Vec<(usize, usize, usize)>> {
+        let ts = i64::from(self.cparams.typesize);
+        if ts <= 0 {
+            return Err(Error::InvalidParam("typesize"));
+        }
+        let nitems = self.nbytes / ts;
+        let starts = self.chunk_starts()?;
+        let mut order = Vec::with_capacity(coords.len());
+        for (k, &c) in coords.iter().enumerate() {
+            if c < 0 || c >= nitems {
+                return Err(Error::InvalidParam("coordinate out of range"));
+            }
+            let b = c * ts;
+            let ci = starts.partition_point(|&s| s <= b).saturating_sub(1);
+            order.push((ci, (b - starts[ci]) as usize, k));
+        }
+        order.sort_unstable();
+        Ok(order)
     }
 
     /// Indexes of the chunks holding items `[start, stop)`
