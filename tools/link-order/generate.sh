@@ -27,14 +27,23 @@ lib="$work/libblosc2.so.9"
 cc -O2 -o "$work/train" "$here/train.c" -Iinclude -L"$work" -l:libblosc2.so.9 -lm -Wl,-rpath,"$work"
 # The round trip's profile in two parts: up to its peak of memory (the
 # first blosc2_schunk_free, roundtrip.cg.1), then the teardown, whose code
-# is faulted in only once the chunks are freed, so it goes after.
+# is faulted in only once the chunks are freed, so it goes after. The
+# harness's other round trips that peak before any teardown come next, each
+# adding the functions the ones before did not run, so that each finds its
+# own code in one run after the common code: contexts, python-blosc2's
+# super-chunk, then Zstd level 1 (up to its peak, zstd.cg.1).
 (cd "$work" && valgrind -q --tool=callgrind --demangle=no --dump-before=blosc2_schunk_free \
   --callgrind-out-file="$work/roundtrip.cg" ./train roundtrip)
+(cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/contexts.cg" ./train contexts)
+(cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/python.cg" ./train python)
+(cd "$work" && valgrind -q --tool=callgrind --demangle=no --dump-before=blosc2_schunk_free \
+  --callgrind-out-file="$work/zstd.cg" ./train zstd)
 # The frame round trips next, whole: each one's peak comes after a
 # super-chunk was freed, so its teardown code is resident at the peak.
 (cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/frames.cg" ./train frames)
 (cd "$work" && valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/extras.cg" ./train extras)
-python3 "$here/hot_symbols.py" "$lib" "$work/roundtrip.cg.1" "$work/frames.cg" "$work/roundtrip.cg" "$work/extras.cg" \
+python3 "$here/hot_symbols.py" "$lib" "$work/roundtrip.cg.1" "$work/contexts.cg" "$work/python.cg" \
+  "$work/zstd.cg.1" "$work/frames.cg" "$work/roundtrip.cg" "$work/zstd.cg" "$work/extras.cg" \
   > "$here/hot-symbols.txt"
 echo "$(wc -l < "$here/hot-symbols.txt") functions in $here/hot-symbols.txt"
 cargo build --release --lib

@@ -1,13 +1,17 @@
 /* The code a typical C program runs in libblosc2.so.9, for the link order
  * of its hot functions (see generate.sh). `train roundtrip` is the memory
  * harness's round trip, smaller: super-chunk in memory, 4 MiB chunks of
- * f64, LZ4 clevel 5, shuffle, 2 threads. `train frames` is the harness's
+ * f64, LZ4 clevel 5, shuffle, 2 threads. `train contexts` is the harness's
+ * contexts round trip (blosc2_compress_ctx into malloc'ed buffers, then
+ * blosc2_decompress_ctx), `train python` python-blosc2's super-chunk
+ * (chunks compressed with its context and handed over with copy = false)
+ * and `train zstd` the super-chunk round trip with Zstd level 1, all with
+ * the same chunks. `train frames` is the harness's
  * two frame round trips with the same chunks: a frame on disk written,
  * closed, reopened and read, and an in-memory super-chunk serialized with
  * blosc2_schunk_to_buffer and read in place (copy = false). `train extras`
  * adds the other common paths: the context-free API with the default codec
  * (BloscLZ), Zstd (levels 5 and 1) and zlib through contexts,
- * python-blosc2's super-chunk (chunks handed over with copy = false),
  * contexts of 2 threads, bitshuffle, getitem, frames in memory (also
  * serialized from separate chunks and read in place) and on disk, and a
  * b2nd array from and to a C buffer. Every result is checked, so a wrong
@@ -51,10 +55,13 @@ static void harness_params(blosc2_cparams *cp, blosc2_dparams *dp) {
   dp->nthreads = 2;
 }
 
-static int roundtrip(double *src, double *out) {
+/* The harness's super-chunk round trip with codec `compcode` at `clevel`. */
+static int roundtrip(double *src, double *out, int compcode, int clevel) {
   blosc2_cparams cp;
   blosc2_dparams dp;
   harness_params(&cp, &dp);
+  cp.compcode = compcode;
+  cp.clevel = clevel;
   blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
   blosc2_schunk *sc = blosc2_schunk_new(&st);
   if (sc == NULL) return fail("schunk_new");
@@ -68,6 +75,35 @@ static int roundtrip(double *src, double *out) {
       return fail("decompress_chunk");
   }
   blosc2_schunk_free(sc);
+  return 0;
+}
+
+/* The harness's contexts round trip: each chunk compressed by one context
+ * into a malloc'ed buffer of its own, all kept, then decompressed by
+ * another. */
+static int contexts(double *src, double *out) {
+  blosc2_cparams cp;
+  blosc2_dparams dp;
+  harness_params(&cp, &dp);
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  if (cctx == NULL || dctx == NULL) return fail("contexts create");
+  void *chunks[NCHUNKS];
+  int csizes[NCHUNKS];
+  for (int k = 0; k < NCHUNKS; k++) {
+    fill(k, src, CHUNK / 8);
+    chunks[k] = malloc(CHUNK + BLOSC2_MAX_OVERHEAD);
+    csizes[k] = blosc2_compress_ctx(cctx, src, CHUNK, chunks[k], CHUNK + BLOSC2_MAX_OVERHEAD);
+    if (csizes[k] <= 0) return fail("contexts compress_ctx");
+  }
+  for (int k = 0; k < NCHUNKS; k++) {
+    fill(k, src, CHUNK / 8);
+    if (blosc2_decompress_ctx(dctx, chunks[k], csizes[k], out, CHUNK) != CHUNK || memcmp(out, src, CHUNK))
+      return fail("contexts decompress_ctx");
+  }
+  for (int k = 0; k < NCHUNKS; k++) free(chunks[k]);
+  blosc2_free_ctx(cctx);
+  blosc2_free_ctx(dctx);
   return 0;
 }
 
@@ -190,7 +226,6 @@ static int extras(double *src, double *out) {
   double item;
   if (blosc2_getitem(chunk, csize, 7, 1, &item, sizeof item) != sizeof item || item != src[7]) return fail("getitem");
   free(chunk);
-  if (python_like(src, out)) return 1;
   if (with_codec(BLOSC_ZSTD, 5, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
   if (with_codec(BLOSC_ZLIB, 5, BLOSC_SHUFFLE, 1, src, out, nbytes)) return 1;
   if (with_codec(BLOSC_BLOSCLZ, 5, BLOSC_BITSHUFFLE, 1, src, out, nbytes)) return 1;
@@ -249,7 +284,17 @@ int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "roundtrip";
   blosc2_init();
   double *src = malloc(CHUNK), *out = malloc(CHUNK);
-  int rc = strcmp(what, "frames") == 0 ? frames(src, out) : roundtrip(src, out);
+  int rc;
+  if (strcmp(what, "frames") == 0)
+    rc = frames(src, out);
+  else if (strcmp(what, "contexts") == 0)
+    rc = contexts(src, out);
+  else if (strcmp(what, "python") == 0)
+    rc = python_like(src, out);
+  else if (strcmp(what, "zstd") == 0)
+    rc = roundtrip(src, out, BLOSC_ZSTD, 1);
+  else
+    rc = roundtrip(src, out, BLOSC_LZ4, 5);
   if (rc == 0 && strcmp(what, "extras") == 0) rc = extras(src, out);
   free(src);
   free(out);
