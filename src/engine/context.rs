@@ -126,6 +126,13 @@ impl Context {
         chunk::compress::compress_blocks(&self.cparams, source, dest, fresh_dest, &mut self.pool, self.nchunk)
     }
 
+    /// [`Context::compress`] into a buffer of the engine's own, reused or
+    /// shrunk afterwards (see [`chunk::compress::compress_to_own`]).
+    pub fn compress_to_own(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.ready_for(Mode::Compress)?;
+        chunk::compress::compress_to_own(&self.cparams, src, dest, &mut self.pool, self.nchunk)
+    }
+
     /// [`Context::compress`] into `dest` that was just allocated and never
     /// written (see [`chunk::compress::compress_to_fresh`]).
     pub fn compress_to_fresh(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {

@@ -48,6 +48,9 @@ pub(crate) struct Plan<'a> {
     /// Whether `dest` is fresh memory whose pages are faulted in a block
     /// at a time before they are written (see [`prefault`]).
     pub prefault: bool,
+    /// Whether a block finished ahead of its turn may wait in `dest` past
+    /// the room of the blocks before it (see [`Commit::park_in_dest`]).
+    pub park_in_dest: bool,
     /// The shuffle's item width when it is the only filter and blocks
     /// come from `gather`, which may then shuffle each block as it
     /// gathers it ([`BlockSource::fill_block_shuffled`]).
@@ -184,17 +187,40 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
     })
 }
 
+/// Whose buffer a chunk is compressed into, which decides where its
+/// pages may be written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum DestBuffer {
+    /// The caller's, kept whole after the call (C's `blosc2_compress_ctx`
+    /// into a buffer of `nbytes` plus overhead): nothing is written past
+    /// the chunk's end, as in C-Blosc2, since pages touched there would
+    /// stay resident in every buffer kept (5 MB over a 1 GiB round trip of
+    /// 4 MiB chunks when blocks were parked there).
+    Kept,
+    /// The engine's own, reused for the next chunk or shrunk to this one.
+    Own,
+    /// The engine's own, just allocated and never written.
+    Fresh,
+}
+
 /// Compress `src` into `dest` with `cp`. Returns the chunk size, or 0 when
 /// the chunk does not fit in `dest` (as C-Blosc2 does).
 pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
-    compress_from(cp, Input::Bytes(src), dest, false, pool, nchunk)
+    compress_from(cp, Input::Bytes(src), dest, DestBuffer::Kept, pool, nchunk)
 }
 
-/// [`compress`] into `dest` that was just allocated and never written
-/// (its pages not yet mapped): they are faulted in a block at a time
-/// before they are written (see [`prefault`]). Same bytes.
+/// [`compress`] into a buffer of the engine's own that is reused or shrunk
+/// to the chunk afterwards, so blocks may wait in it past the chunk's
+/// final end (see [`Commit::park_in_dest`]). Same bytes.
+pub fn compress_to_own(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
+    compress_from(cp, Input::Bytes(src), dest, DestBuffer::Own, pool, nchunk)
+}
+
+/// [`compress_to_own`] into `dest` that was just allocated and never
+/// written (its pages not yet mapped): they are faulted in a block at a
+/// time before they are written (see [`prefault`]). Same bytes.
 pub fn compress_to_fresh(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
-    compress_from(cp, Input::Bytes(src), dest, true, pool, nchunk)
+    compress_from(cp, Input::Bytes(src), dest, DestBuffer::Fresh, pool, nchunk)
 }
 
 /// A buffer to compress that exists block by block only: a b2nd chunk is
@@ -234,7 +260,8 @@ pub fn compress_blocks(
     if bl == 0 || len % bl != 0 || len > MAX_BUFFERSIZE as usize {
         return Err(Error::InvalidParam("block source length not a multiple of its blocks"));
     }
-    compress_from(cp, Input::Blocks(source), dest, fresh_dest, pool, nchunk)
+    let dest_buffer = if fresh_dest { DestBuffer::Fresh } else { DestBuffer::Own };
+    compress_from(cp, Input::Blocks(source), dest, dest_buffer, pool, nchunk)
 }
 
 /// Whether a chunk of blocks of `blocksize` bytes can be encoded from
@@ -274,12 +301,12 @@ enum Input<'a> {
     Blocks(&'a dyn BlockSource),
 }
 
-/// [`compress`] of `input`; `fresh_dest` as in [`compress_to_fresh`].
+/// [`compress`] of `input` into `dest`, a buffer of `dest_buffer`'s kind.
 fn compress_from(
     cp: &CParams,
     input: Input<'_>,
     dest: &mut [u8],
-    fresh_dest: bool,
+    dest_buffer: DestBuffer,
     pool: &mut Pool,
     nchunk: i64,
 ) -> Result<usize> {
@@ -313,7 +340,7 @@ fn compress_from(
         for (j, out) in whole.chunks_mut(g.block_len()).enumerate() {
             g.fill_block(j, out)?;
         }
-        return compress_from(cp, Input::Bytes(&whole), dest, fresh_dest, pool, nchunk);
+        return compress_from(cp, Input::Bytes(&whole), dest, dest_buffer, pool, nchunk);
     }
     let nblocks = nbytes.div_ceil(bs).max(if nbytes == 0 { 0 } else { 1 });
     let leftover = if bs > 0 { nbytes % bs } else { 0 };
@@ -347,7 +374,8 @@ fn compress_from(
         hl,
         zero_blocks_skip_filters: !instr && zeros_skip_filters(cp, &spec, src, bs, hl),
         instr,
-        prefault: fresh_dest,
+        prefault: dest_buffer == DestBuffer::Fresh,
+        park_in_dest: dest_buffer != DestBuffer::Kept,
         shuffle_only: gather.and_then(|_| lone_shuffle_width(&spec)),
     };
 
@@ -631,8 +659,9 @@ fn encode_blocks(
 /// so the bytes do not depend on the thread count. A block finished ahead
 /// of its turn is parked and committed by whoever commits its
 /// predecessor, so no worker waits; it is parked in `dest` itself when
-/// there is room past what the blocks before it can take (the usual case),
-/// else in a spare buffer swapped for its own.
+/// there is room past what the blocks before it can take (the usual case)
+/// and `dest` is the engine's own, else in a spare buffer swapped for its
+/// own.
 ///
 /// Parks in `dest` are not limited: they hold no memory of their own, and
 /// a worker stalled on one block (a descheduled helper on a busy machine)
@@ -705,7 +734,7 @@ fn encode_parallel(
         };
         let mut st = lock()?;
         if j != st.next {
-            if st.park_in_dest(j, &buf[..n], |k| plan.block_bound(k)) {
+            if plan.park_in_dest && st.park_in_dest(j, &buf[..n], |k| plan.block_bound(k)) {
                 ws.c = buf;
                 return Ok(());
             }

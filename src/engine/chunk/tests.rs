@@ -698,9 +698,11 @@ fn compressing_into_fresh_memory_writes_the_same_bytes() {
 #[test]
 fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
     // Block 0 is held up (its prefilter sleeps), so the other workers
-    // finish later blocks first and park them, in `dest` while there is
-    // room and in spare buffers past that (incompressible data, a short
-    // `dest`). The chunk must be the serial one, byte for byte.
+    // finish later blocks first and park them: into a buffer of the
+    // engine's own, in `dest` while there is room and in spare buffers past
+    // that (incompressible data, a short `dest`); into the caller's, in
+    // spare buffers only, so that nothing past the chunk is written. The
+    // chunk must be the serial one, byte for byte.
     let slow_first: Prefilter = std::sync::Arc::new(|a: &mut PrefilterArgs<'_>| {
         if a.nblock == 0 {
             std::thread::sleep(std::time::Duration::from_millis(30));
@@ -719,12 +721,24 @@ fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
             p.prefilter = Some(slow_first.clone());
             let mut ctx = Context::compressor(p);
             for round in 0..2 {
-                let mut out = vec![0u8; src.len() + 32];
+                let mut out = vec![0xa5u8; src.len() + 32];
                 let n = ctx.compress(&src, &mut out).unwrap();
                 assert_eq!(&out[..n], &serial[..], "nthreads {nthreads} round {round}");
+                assert!(
+                    out[n..].iter().all(|&b| b == 0xa5),
+                    "written past the chunk, nthreads {nthreads}"
+                );
+                let mut own = vec![0u8; src.len() + 32];
+                let n = ctx.compress_to_own(&src, &mut own).unwrap();
+                assert_eq!(&own[..n], &serial[..], "own dest, nthreads {nthreads} round {round}");
             }
             let mut short = vec![0u8; serial.len() - 1];
             assert_eq!(ctx.compress(&src, &mut short).unwrap(), 0, "nthreads {nthreads}");
+            assert_eq!(
+                ctx.compress_to_own(&src, &mut short).unwrap(),
+                0,
+                "own dest, nthreads {nthreads}"
+            );
         }
     }
 }

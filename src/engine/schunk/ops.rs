@@ -512,7 +512,7 @@ impl SChunk {
         let dest = &mut self.compress_scratch[..need];
         let n = match src {
             Source::Bytes(b) if fresh => self.cctx.compress_to_fresh(b, dest)?,
-            Source::Bytes(b) => self.cctx.compress(b, dest)?,
+            Source::Bytes(b) => self.cctx.compress_to_own(b, dest)?,
             Source::Blocks(g) => self.cctx.compress_blocks(g, dest, fresh)?,
         };
         if n == 0 {
