@@ -88,9 +88,10 @@ const GENERATIONS: usize = 8;
 
 static SETS: [OnceLock<Shared>; GENERATIONS] = [const { OnceLock::new() }; GENERATIONS];
 
-/// The process that claimed each slot (0: free). Claimed before the set is
-/// built, so a set whose building a fork interrupted is someone else's to
-/// the child, which never waits on it.
+/// The process that claimed each slot, as its fork generation plus one
+/// (see `forks`; 0: free), which differs from each of its ancestors'.
+/// Claimed before the set is built, so a set whose building a fork
+/// interrupted is someone else's to the child, which never waits on it.
 static OWNERS: [AtomicU32; GENERATIONS] = [const { AtomicU32::new(0) }; GENERATIONS];
 
 /// The newest slot this process (or an ancestor) claimed.
@@ -100,13 +101,15 @@ static CURRENT: AtomicUsize = AtomicUsize::new(0);
 /// every slot. Lock-free up to the set itself, so a fork taken while a
 /// thread of the parent was here cannot leave the child waiting.
 fn shared() -> Option<&'static Shared> {
-    let pid = std::process::id();
+    // Not the pid: asking the kernel on every parallel call cost a
+    // syscall and kept getpid's part of glibc resident.
+    let me = super::forks::generation().wrapping_add(1).max(1);
     loop {
         let at = CURRENT.load(Ordering::Acquire);
         let owner = OWNERS.get(at)?;
-        match owner.compare_exchange(0, pid, Ordering::AcqRel, Ordering::Acquire) {
+        match owner.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => return Some(SETS[at].get_or_init(Shared::new)),
-            Err(p) if p == pid => return Some(SETS[at].get_or_init(Shared::new)),
+            Err(p) if p == me => return Some(SETS[at].get_or_init(Shared::new)),
             // An ancestor's set: move past it (threads of this process
             // racing here agree on the next slot).
             Err(_) => {
