@@ -658,23 +658,22 @@ fn encode_blocks(
 /// into its own staging buffer, then commits it to `dest` in block order,
 /// so the bytes do not depend on the thread count. A block finished ahead
 /// of its turn is parked and committed by whoever commits its
-/// predecessor, so no worker waits; it is parked in `dest` itself when
-/// there is room past what the blocks before it can take (the usual case)
-/// and `dest` is the engine's own, else in a spare buffer swapped for its
-/// own.
+/// predecessor:
+/// - into the engine's own buffer, in `dest` itself when there is room
+///   past what the blocks before it can take (the usual case), without
+///   limit: such parks hold no memory of their own, so a worker stalled on
+///   one block (a descheduled helper on a busy machine) never holds up the
+///   others, as in C-Blosc2 3.3.5, whose threads write blocks in the order
+///   they finish;
+/// - else in a spare buffer swapped for the worker's own, at most
+///   `workers - 1` at once (a worker finishing another block early waits
+///   for its turn): unbounded, a stalled worker let the others park every
+///   other block of the chunk, and the pool, which keeps spares across
+///   calls, kept 8 blocks of 512 KiB for 4 MiB chunks, 3.5 MiB more
+///   resident memory than 3.3.5;
+/// - into a caller's buffer, nowhere: the block waits for its turn (see
+///   `max_parked`).
 ///
-/// Parks in `dest` are not limited: they hold no memory of their own, and
-/// a worker stalled on one block (a descheduled helper on a busy machine)
-/// then never holds up the others, as in C-Blosc2 3.3.5, whose threads
-/// write blocks in the order they finish. Before, at most `workers - 1`
-/// blocks were parked at all, and with 2 threads the caller slept until
-/// the stalled helper ran again as soon as it was two blocks ahead.
-/// Parks in spare buffers stay limited to `workers - 1` (none into a
-/// caller's buffer, see `max_parked`), a worker finishing
-/// another block early waits for its turn instead: without that bound the
-/// others parked every other block of the chunk, and the pool kept all
-/// those buffers: 8 blocks of 512 KiB for 4 MiB chunks, 3.5 MiB more
-/// resident memory than 3.3.5. Spares are kept by the pool across calls.
 /// Returns the end of the data, 0 when it does not fit.
 fn encode_parallel(
     plan: &Plan<'_>,

@@ -27,10 +27,7 @@ pub fn getitem(
     pool: &mut Pool,
     opts: &DecodeOptions<'_>,
 ) -> Result<usize> {
-    let hdr = read_header_inline(src)?;
-    if hdr.vl_blocks() {
-        return Err(Error::InvalidParam("getitem on a VL-block chunk"));
-    }
+    let hdr = getitem_header(src)?;
     let ts = i64::from(hdr.typesize);
     if nitems == 0 {
         return Ok(0);
@@ -65,10 +62,7 @@ pub fn getitem_bytes(
     pool: &mut Pool,
     opts: &DecodeOptions<'_>,
 ) -> Result<usize> {
-    let hdr = read_header_inline(src)?;
-    if hdr.vl_blocks() {
-        return Err(Error::InvalidParam("getitem on a VL-block chunk"));
-    }
+    let hdr = getitem_header(src)?;
     let ts = usize::from(hdr.typesize);
     if start < 0
         || nbytes < 0
@@ -94,6 +88,17 @@ pub fn getitem_bytes(
         return Err(Error::InvalidParam("start + nitems"));
     }
     getitem_range(src, hdr, start as usize, stop as usize, dest, pool, opts)
+}
+
+/// The header of the chunk in `src`, which getitem reads items of (any
+/// chunk but a VL-block one).
+#[inline(always)]
+fn getitem_header(src: &[u8]) -> Result<ChunkHeader> {
+    let hdr = read_header_inline(src)?;
+    if hdr.vl_blocks() {
+        return Err(Error::InvalidParam("getitem on a VL-block chunk"));
+    }
+    Ok(hdr)
 }
 
 /// Whether `x` is a multiple of the typesize `ts` (at least 1): a mask for
