@@ -700,9 +700,10 @@ fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
     // Block 0 is held up (its prefilter sleeps), so the other workers
     // finish later blocks first and park them: into a buffer of the
     // engine's own, in `dest` while there is room and in spare buffers past
-    // that (incompressible data, a short `dest`); into the caller's, in
-    // spare buffers only, so that nothing past the chunk is written. The
-    // chunk must be the serial one, byte for byte.
+    // that (incompressible data, a short `dest`); into the caller's, as
+    // copies when they are small (runs, zeros) and waiting otherwise, so
+    // that nothing past the chunk is written. The chunk must be the serial
+    // one, byte for byte.
     let slow_first: Prefilter = std::sync::Arc::new(|a: &mut PrefilterArgs<'_>| {
         if a.nblock == 0 {
             std::thread::sleep(std::time::Duration::from_millis(30));
@@ -712,7 +713,16 @@ fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
     });
     let mut mixed = data(256 * 1024, 1);
     mixed.extend(data(256 * 1024, 2));
-    for src in [data(512 * 1024, 2), data(512 * 1024, 1), mixed] {
+    let mut zeros_then_random = vec![0u8; 384 * 1024];
+    zeros_then_random.extend(data(128 * 1024, 1));
+    let sources = [
+        data(512 * 1024, 2),
+        data(512 * 1024, 1),
+        mixed,
+        data(512 * 1024, 0),
+        zeros_then_random,
+    ];
+    for src in sources {
         for nthreads in [2i16, 3, 4] {
             let mut p = cp(codec::LZ4, 5, 4, [0, 0, 0, 0, 0, 1], splitmode::FORWARD_COMPAT, 1);
             p.blocksize = 32 * 1024;
