@@ -508,10 +508,6 @@ fn copy_match_paths_agree_with_bytewise() {
     }
 }
 
-/// Streams compressed one after the other through one [`Tables`] are those
-/// of a fresh (zeroed) table, for every clevel and kind of data: short
-/// (tagged) passes, long (clearing) ones in between, at clevels with
-/// smaller tables, and across the table's clearing point.
 /// The size `data` compresses to with fresh tables, and whether `tables`
 /// reused give the same bytes.
 fn reused_and_fresh(tables: &mut Tables, clevel: u8, data: &[u8]) -> (usize, bool) {
@@ -522,6 +518,10 @@ fn reused_and_fresh(tables: &mut Tables, clevel: u8, data: &[u8]) -> (usize, boo
     (a, fresh[..a] == reused[..b])
 }
 
+/// Streams compressed one after the other through one [`Tables`] are those
+/// of a fresh (zeroed) table, for every clevel and kind of data: short
+/// (tagged) passes, long (clearing) ones in between, at clevels with
+/// smaller tables, and across the table's clearing point.
 #[test]
 fn reused_table_gives_the_bytes_of_a_fresh_one() {
     let mut rng = Rng(0x5EED_0000_ABCD_EF01);
