@@ -11,6 +11,7 @@ use crate::engine::constants::{
     MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
 };
 use crate::engine::error::{Error, Result};
+use crate::engine::filters::shuffle::runs::{self, PlaneRuns};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
 use crate::engine::params::{Postfilter, PostfilterArgs};
@@ -499,12 +500,17 @@ pub(crate) fn decode_payload(
     codecs::decompress_stream(format, payload, dst, dict, scratch)
 }
 
+/// Decode the streams of block `j` into `out`. With `runs`, streams that
+/// are one repeated byte are recorded there and their part of `out` is
+/// left as it was (the caller has checked there are at most
+/// [`runs::MAX_PLANES`] streams).
 fn decode_streams(
     chunk: &Chunk<'_>,
     j: usize,
     out: &mut [u8],
     scratch: &mut codecs::CodecScratch,
     call: &Call<'_>,
+    mut runs: Option<&mut PlaneRuns>,
 ) -> Result<()> {
     let bsize = out.len();
     let start = chunk.bstart(j)?;
@@ -530,6 +536,17 @@ fn decode_streams(
     }
     for_each_stream(chunk, start, nstreams, neblock, |s, stream| {
         let dst = &mut out[s * neblock..(s + 1) * neblock];
+        if let Some(r) = runs.as_deref_mut() {
+            let byte = match stream {
+                Stream::Zeros => Some(0),
+                Stream::Run(byte) => Some(byte),
+                _ => None,
+            };
+            if let Some(byte) = byte {
+                r.set(s, byte);
+                return Ok(());
+            }
+        }
         match stream {
             Stream::Zeros => dst.fill(0),
             Stream::Run(byte) => dst.fill(byte),
@@ -549,6 +566,19 @@ fn decode_streams(
         out[covered..].fill(0);
     }
     Ok(())
+}
+
+/// The item size when block `j` can be undone by
+/// [`runs::unshuffle_runs`]: SHUFFLE by the item size is the only filter
+/// to undo and the block is split into one stream per plane, as many as
+/// [`runs::runs_in_registers`] takes.
+fn unshuffle_with_runs(chunk: &Chunk<'_>, j: usize) -> Option<usize> {
+    let width = chunk.spec.only_shuffle_width()?;
+    let fits = width == chunk.spec.typesize
+        && !chunk.hdr.vl_blocks()
+        && stream_count(chunk, j) == width
+        && runs::runs_in_registers(width);
+    fits.then_some(width)
 }
 
 /// Where a block coded with DELTA finds the decoded block 0.
@@ -594,7 +624,7 @@ fn decode_block_at(
         if chunk.special != 0 || chunk.memcpyed {
             return copy_block(chunk, j, out);
         }
-        return decode_streams(chunk, j, out, &mut ws.codec, &call);
+        return decode_streams(chunk, j, out, &mut ws.codec, &call, None);
     }
     check_block_fits(chunk, j, bsize)?;
     // The second ping-pong buffer only when a filter step needs it: a
@@ -619,7 +649,15 @@ fn decode_block_at(
         }
         return Ok(());
     }
-    decode_streams(chunk, j, &mut a[..bsize], codec, &call)?;
+    if post.is_none() {
+        if let Some(typesize) = unshuffle_with_runs(chunk, j) {
+            let mut runs = PlaneRuns::default();
+            decode_streams(chunk, j, &mut a[..bsize], codec, &call, Some(&mut runs))?;
+            runs::unshuffle_runs(typesize, &mut a[..bsize], &runs, out);
+            return Ok(());
+        }
+    }
+    decode_streams(chunk, j, &mut a[..bsize], codec, &call, None)?;
     let dref = if j == 0 || chunk.hdr.vl_blocks() {
         None
     } else {

@@ -54,6 +54,23 @@ impl FilterSpec {
         self.filters.iter().filter(|&&f| undone_on_decompression(f)).count() > 1
     }
 
+    /// The width SHUFFLE groups bytes by, when it is the only filter to
+    /// undo (a block's streams may then go straight to
+    /// [`shuffle::runs::unshuffle_runs`]).
+    pub fn only_shuffle_width(&self) -> Option<usize> {
+        let mut width = None;
+        for (&f, &meta) in self.filters.iter().zip(&self.meta) {
+            if !undone_on_decompression(f) {
+                continue;
+            }
+            if f != filter::SHUFFLE || width.is_some() {
+                return None;
+            }
+            width = Some(shuffle_width(meta, self.typesize));
+        }
+        width
+    }
+
     /// True when the pipeline holds DELTA.
     pub fn has_delta(&self) -> bool {
         self.filters.contains(&filter::DELTA)

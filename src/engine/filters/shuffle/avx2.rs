@@ -602,3 +602,82 @@ pub(crate) unsafe fn load_tile(p: *const u8, stride: usize) -> [__m256i; 16] {
         x
     }
 }
+
+/// The SIMD part of [`super::runs::unshuffle_runs`]: items `0..` of a block
+/// of `n` items, 32 at a time, for items of 2, 4 or 8 bytes. Plane `j` is
+/// `planes[j]` (its `n` bytes) or, where `planes[j]` is `None`, the byte
+/// `fills[j]` repeated. Returns how many items it did (0 without AVX2 or
+/// for other sizes).
+///
+/// # Panics
+/// If a plane given is shorter than `n` bytes or `dst` than `n * typesize`.
+pub(crate) fn unshuffle_runs(
+    typesize: usize,
+    n: usize,
+    planes: &[Option<&[u8]>],
+    fills: &[u8],
+    dst: &mut [u8],
+) -> usize {
+    if !is_available() || !matches!(typesize, 2 | 4 | 8) {
+        return 0;
+    }
+    assert!(
+        planes.len() >= typesize && fills.len() >= typesize && n.checked_mul(typesize).is_some_and(|l| l <= dst.len())
+    );
+    // A repeated plane is read from 32 bytes of its byte, again and again
+    // (a step of 0), so that the loop is the same for both kinds of plane.
+    let mut repeated = [[0u8; 32]; 8];
+    let mut from = [core::ptr::null::<u8>(); 8];
+    let mut step = [0usize; 8];
+    for j in 0..typesize {
+        match planes[j] {
+            Some(p) => {
+                assert!(p.len() >= n);
+                from[j] = p.as_ptr();
+                step[j] = 32;
+            }
+            None => {
+                repeated[j] = [fills[j]; 32];
+                from[j] = repeated[j].as_ptr();
+            }
+        }
+    }
+    let d = dst.as_mut_ptr();
+    // SAFETY: AVX2 is available; each plane pointer reads 32 bytes per step
+    // either within a plane of at least `n` bytes (`n / 32` steps of 32) or
+    // within its 32 bytes of `repeated` (step 0), which outlives the call;
+    // `dst` holds `n * typesize` bytes (checked above).
+    unsafe {
+        match typesize {
+            2 => runs_pow2::<2>(n, from, &step, d),
+            4 => runs_pow2::<4>(n, from, &step, d),
+            _ => runs_pow2::<8>(n, from, &step, d),
+        }
+    }
+}
+
+/// [`unshuffle_runs`] for items of `T` bytes (`T` in 2, 4, 8).
+///
+/// # Safety
+/// AVX2; `from[j] + k * step[j] .. + 32` readable for `j < T` and every
+/// step `k < n / 32`; `dst` writable for `T * n` bytes.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn runs_pow2<const T: usize>(n: usize, mut from: [*const u8; 8], step: &[usize; 8], dst: *mut u8) -> usize {
+    let end = n / 32 * 32;
+    let mut i = 0;
+    while i < end {
+        // SAFETY: step `i / 32 < n / 32` of the contract's reads; items
+        // `i .. i + 32` are inside `dst`'s `T * n` bytes.
+        unsafe {
+            let mut x = [_mm256_setzero_si256(); 16];
+            for j in 0..T {
+                x[j] = _mm256_loadu_si256(from[j].cast());
+                from[j] = from[j].wrapping_add(step[j]);
+            }
+            store_items::<T>(&x, dst.add(T * i));
+        }
+        i += 32;
+    }
+    end
+}
