@@ -11,7 +11,7 @@ use crate::engine::constants::{
     MAX_TYPESIZE_PARAM, MIN_HEADER_LENGTH,
 };
 use crate::engine::error::{Error, Result};
-use crate::engine::filters::shuffle::runs::{self, PlaneRuns};
+use crate::engine::filters::shuffle::planes::{self, PlaneSource, PlaneSources};
 use crate::engine::filters::{self, FilterSpec};
 use crate::engine::header::{read_i32, ChunkHeader};
 use crate::engine::params::{Postfilter, PostfilterArgs};
@@ -500,17 +500,17 @@ pub(crate) fn decode_payload(
     codecs::decompress_stream(format, payload, dst, dict, scratch)
 }
 
-/// Decode the streams of block `j` into `out`. With `runs`, streams that
-/// are one repeated byte are recorded there and their part of `out` is
-/// left as it was (the caller has checked there are at most
-/// [`runs::MAX_PLANES`] streams).
-fn decode_streams(
-    chunk: &Chunk<'_>,
+/// Decode the streams of block `j` into `out`. With `sources`, streams
+/// that are one repeated byte or stored as they are go there instead, and
+/// their part of `out` is left as it was (the caller has checked there
+/// are at most [`planes::MAX_PLANES`] streams).
+fn decode_streams<'a>(
+    chunk: &Chunk<'a>,
     j: usize,
     out: &mut [u8],
     scratch: &mut codecs::CodecScratch,
     call: &Call<'_>,
-    mut runs: Option<&mut PlaneRuns>,
+    mut sources: Option<&mut PlaneSources<'a>>,
 ) -> Result<()> {
     let bsize = out.len();
     let start = chunk.bstart(j)?;
@@ -536,14 +536,15 @@ fn decode_streams(
     }
     for_each_stream(chunk, start, nstreams, neblock, |s, stream| {
         let dst = &mut out[s * neblock..(s + 1) * neblock];
-        if let Some(r) = runs.as_deref_mut() {
-            let byte = match stream {
-                Stream::Zeros => Some(0),
-                Stream::Run(byte) => Some(byte),
-                _ => None,
+        if let Some(to) = sources.as_deref_mut() {
+            let source = match stream {
+                Stream::Zeros => Some(PlaneSource::Run(0)),
+                Stream::Run(byte) => Some(PlaneSource::Run(byte)),
+                Stream::Stored(payload) => Some(PlaneSource::Stored(payload)),
+                Stream::Coded(_) => None,
             };
-            if let Some(byte) = byte {
-                r.set(s, byte);
+            if let Some(source) = source {
+                to.set(s, source);
                 return Ok(());
             }
         }
@@ -569,15 +570,16 @@ fn decode_streams(
 }
 
 /// The item size when block `j` can be undone by
-/// [`runs::unshuffle_runs`]: SHUFFLE by the item size is the only filter
-/// to undo and the block is split into one stream per plane, as many as
-/// [`runs::runs_in_registers`] takes.
-fn unshuffle_with_runs(chunk: &Chunk<'_>, j: usize) -> Option<usize> {
+/// [`planes::unshuffle_from`] reading its runs and stored streams where
+/// they are: SHUFFLE by the item size is the only filter to undo and the
+/// block is split into one stream per plane, as many as
+/// [`planes::reads_planes_in_place`] takes.
+fn unshuffle_in_place(chunk: &Chunk<'_>, j: usize) -> Option<usize> {
     let width = chunk.spec.only_shuffle_width()?;
     let fits = width == chunk.spec.typesize
         && !chunk.hdr.vl_blocks()
         && stream_count(chunk, j) == width
-        && runs::runs_in_registers(width);
+        && planes::reads_planes_in_place(width);
     fits.then_some(width)
 }
 
@@ -650,10 +652,10 @@ fn decode_block_at(
         return Ok(());
     }
     if post.is_none() {
-        if let Some(typesize) = unshuffle_with_runs(chunk, j) {
-            let mut runs = PlaneRuns::default();
-            decode_streams(chunk, j, &mut a[..bsize], codec, &call, Some(&mut runs))?;
-            runs::unshuffle_runs(typesize, &mut a[..bsize], &runs, out);
+        if let Some(typesize) = unshuffle_in_place(chunk, j) {
+            let mut sources = PlaneSources::default();
+            decode_streams(chunk, j, &mut a[..bsize], codec, &call, Some(&mut sources))?;
+            planes::unshuffle_from(typesize, &mut a[..bsize], &sources, out);
             return Ok(());
         }
     }

@@ -753,17 +753,20 @@ fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
     }
 }
 
-/// Shuffled counters: the high byte planes are runs (0 and other bytes),
-/// which decompression feeds to the unshuffle without writing them out;
-/// with SHUFFLE alone, with another filter, split or not, blocks with a
+/// Shuffled counters behind a random low byte: the high byte planes are
+/// runs (0 and other bytes) and the low one is stored as it is, which
+/// decompression feeds to the unshuffle without writing them out; with
+/// SHUFFLE alone, with another filter, split or not, blocks with a
 /// leftover, on one and two threads.
 #[test]
-fn shuffled_blocks_with_run_planes_round_trip() {
+fn shuffled_blocks_with_run_and_stored_planes_round_trip() {
+    let noise = data(50_000, 1);
     for ts in [2usize, 4, 8, 16, 3] {
-        let items = 50_000;
-        let src: Vec<u8> = (0..items)
-            .flat_map(|i: usize| {
-                let v = (i as u128) | (0xA5u128 << (8 * (ts - 1)));
+        let src: Vec<u8> = noise
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &r)| {
+                let v = (i as u128) << 8 | u128::from(r) | (0xA5u128 << (8 * (ts - 1)));
                 v.to_le_bytes().into_iter().take(ts)
             })
             .collect();

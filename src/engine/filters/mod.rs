@@ -56,7 +56,7 @@ impl FilterSpec {
 
     /// The width SHUFFLE groups bytes by, when it is the only filter to
     /// undo (a block's streams may then go straight to
-    /// [`shuffle::runs::unshuffle_runs`]).
+    /// [`shuffle::planes::unshuffle_from`]).
     pub fn only_shuffle_width(&self) -> Option<usize> {
         let mut width = None;
         for (&f, &meta) in self.filters.iter().zip(&self.meta) {

@@ -603,7 +603,7 @@ pub(crate) unsafe fn load_tile(p: *const u8, stride: usize) -> [__m256i; 16] {
     }
 }
 
-/// The SIMD part of [`super::runs::unshuffle_runs`]: items `0..` of a block
+/// The SIMD part of [`super::planes::unshuffle_from`]: items `0..` of a block
 /// of `n` items, 32 at a time, for items of 2, 4 or 8 bytes. Plane `j` is
 /// `planes[j]` (its `n` bytes) or, where `planes[j]` is `None`, the byte
 /// `fills[j]` repeated. Returns how many items it did (0 without AVX2 or
@@ -611,7 +611,7 @@ pub(crate) unsafe fn load_tile(p: *const u8, stride: usize) -> [__m256i; 16] {
 ///
 /// # Panics
 /// If a plane given is shorter than `n` bytes or `dst` than `n * typesize`.
-pub(crate) fn unshuffle_runs(
+pub(crate) fn unshuffle_from(
     typesize: usize,
     n: usize,
     planes: &[Option<&[u8]>],
@@ -649,21 +649,21 @@ pub(crate) fn unshuffle_runs(
     // `dst` holds `n * typesize` bytes (checked above).
     unsafe {
         match typesize {
-            2 => runs_pow2::<2>(n, from, &step, d),
-            4 => runs_pow2::<4>(n, from, &step, d),
-            _ => runs_pow2::<8>(n, from, &step, d),
+            2 => planes_pow2::<2>(n, from, &step, d),
+            4 => planes_pow2::<4>(n, from, &step, d),
+            _ => planes_pow2::<8>(n, from, &step, d),
         }
     }
 }
 
-/// [`unshuffle_runs`] for items of `T` bytes (`T` in 2, 4, 8).
+/// [`unshuffle_from`] for items of `T` bytes (`T` in 2, 4, 8).
 ///
 /// # Safety
 /// AVX2; `from[j] + k * step[j] .. + 32` readable for `j < T` and every
 /// step `k < n / 32`; `dst` writable for `T * n` bytes.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn runs_pow2<const T: usize>(n: usize, mut from: [*const u8; 8], step: &[usize; 8], dst: *mut u8) -> usize {
+unsafe fn planes_pow2<const T: usize>(n: usize, mut from: [*const u8; 8], step: &[usize; 8], dst: *mut u8) -> usize {
     let end = n / 32 * 32;
     let mut i = 0;
     while i < end {

@@ -10,7 +10,7 @@
 //! (AVX2 > SSE2 > generic, see [`crate::engine::cpu`]) on every call.
 
 pub mod generic;
-pub mod runs;
+pub mod planes;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub mod avx2;
