@@ -112,24 +112,32 @@ impl Context {
         chunk::compress(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
-    /// [`Context::compress`] into a buffer of `kind` (see
-    /// [`chunk::compress::DestBuffer`]).
-    pub fn compress_into(&mut self, src: &[u8], dest: &mut [u8], kind: chunk::compress::DestBuffer) -> Result<usize> {
-        self.ready_for(Mode::Compress)?;
-        chunk::compress::compress_into(&self.cparams, src, dest, kind, &mut self.pool, self.nchunk)
-    }
-
-    /// Compress the buffer `source` describes into `dest`, a buffer of
-    /// `kind`, gathering its blocks as they are encoded (see
-    /// [`chunk::compress::compress_blocks`]).
+    /// Compress the buffer `source` describes into `dest`, gathering its
+    /// blocks as they are encoded (see [`chunk::compress::compress_blocks`]).
+    /// `fresh_dest`: `dest` was just allocated and never written (see
+    /// [`chunk::compress::compress_to_fresh`]).
     pub fn compress_blocks(
         &mut self,
         source: &dyn chunk::compress::BlockSource,
         dest: &mut [u8],
-        kind: chunk::compress::DestBuffer,
+        fresh_dest: bool,
     ) -> Result<usize> {
         self.ready_for(Mode::Compress)?;
-        chunk::compress::compress_blocks(&self.cparams, source, dest, kind, &mut self.pool, self.nchunk)
+        chunk::compress::compress_blocks(&self.cparams, source, dest, fresh_dest, &mut self.pool, self.nchunk)
+    }
+
+    /// [`Context::compress`] into a buffer of the engine's own, reused or
+    /// shrunk afterwards (see [`chunk::compress::compress_to_own`]).
+    pub fn compress_to_own(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.ready_for(Mode::Compress)?;
+        chunk::compress::compress_to_own(&self.cparams, src, dest, &mut self.pool, self.nchunk)
+    }
+
+    /// [`Context::compress`] into `dest` that was just allocated and never
+    /// written (see [`chunk::compress::compress_to_fresh`]).
+    pub fn compress_to_fresh(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.ready_for(Mode::Compress)?;
+        chunk::compress::compress_to_fresh(&self.cparams, src, dest, &mut self.pool, self.nchunk)
     }
 
     /// Run `fill(k, piece)` on every `piece`-byte piece of `dest` with

@@ -190,20 +190,16 @@ pub(crate) fn checked_typesize(cp: &CParams, srclen: usize, destlen: usize) -> R
 /// Whose buffer a chunk is compressed into, which decides where its
 /// pages may be written.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum DestBuffer {
+enum DestBuffer {
     /// The caller's, kept whole after the call (C's `blosc2_compress_ctx`
     /// into a buffer of `nbytes` plus overhead): nothing is written past
     /// the chunk's end, as in C-Blosc2, since pages touched there would
     /// stay resident in every buffer kept (5 MB over a 1 GiB round trip of
     /// 4 MiB chunks when blocks were parked there).
     Kept,
-    /// The engine's own, reused for the next chunk or shrunk to this one:
-    /// blocks may wait in it past the chunk's final end (see
-    /// [`Commit::park_in_dest`]).
+    /// The engine's own, reused for the next chunk or shrunk to this one.
     Own,
-    /// The engine's own, just allocated and never written (its pages not
-    /// yet mapped): they are faulted in a block at a time before they are
-    /// written (see [`prefault`]).
+    /// The engine's own, just allocated and never written.
     Fresh,
 }
 
@@ -213,16 +209,18 @@ pub fn compress(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchu
     compress_from(cp, Input::Bytes(src), dest, DestBuffer::Kept, pool, nchunk)
 }
 
-/// [`compress`] into a buffer of `kind` (the same bytes for every kind).
-pub fn compress_into(
-    cp: &CParams,
-    src: &[u8],
-    dest: &mut [u8],
-    kind: DestBuffer,
-    pool: &mut Pool,
-    nchunk: i64,
-) -> Result<usize> {
-    compress_from(cp, Input::Bytes(src), dest, kind, pool, nchunk)
+/// [`compress`] into a buffer of the engine's own that is reused or shrunk
+/// to the chunk afterwards, so blocks may wait in it past the chunk's
+/// final end (see [`Commit::park_in_dest`]). Same bytes.
+pub fn compress_to_own(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
+    compress_from(cp, Input::Bytes(src), dest, DestBuffer::Own, pool, nchunk)
+}
+
+/// [`compress_to_own`] into `dest` that was just allocated and never
+/// written (its pages not yet mapped): they are faulted in a block at a
+/// time before they are written (see [`prefault`]). Same bytes.
+pub fn compress_to_fresh(cp: &CParams, src: &[u8], dest: &mut [u8], pool: &mut Pool, nchunk: i64) -> Result<usize> {
+    compress_from(cp, Input::Bytes(src), dest, DestBuffer::Fresh, pool, nchunk)
 }
 
 /// A buffer to compress that exists block by block only: a b2nd chunk is
@@ -249,13 +247,12 @@ pub trait BlockSource: Sync {
 /// as they are encoded when the chunk is cut in the source's blocks and
 /// nothing needs the whole buffer (no prefilter, dictionary, DELTA, plugin
 /// filter or codec, instrumentation); otherwise the buffer is gathered
-/// whole first and compressed as usual. Same bytes either way, and for
-/// every kind of `dest`.
+/// whole first and compressed as usual. Same bytes either way.
 pub fn compress_blocks(
     cp: &CParams,
     source: &dyn BlockSource,
     dest: &mut [u8],
-    kind: DestBuffer,
+    fresh_dest: bool,
     pool: &mut Pool,
     nchunk: i64,
 ) -> Result<usize> {
@@ -263,7 +260,8 @@ pub fn compress_blocks(
     if bl == 0 || len % bl != 0 || len > MAX_BUFFERSIZE as usize {
         return Err(Error::InvalidParam("block source length not a multiple of its blocks"));
     }
-    compress_from(cp, Input::Blocks(source), dest, kind, pool, nchunk)
+    let dest_buffer = if fresh_dest { DestBuffer::Fresh } else { DestBuffer::Own };
+    compress_from(cp, Input::Blocks(source), dest, dest_buffer, pool, nchunk)
 }
 
 /// Whether a chunk of blocks of `blocksize` bytes can be encoded from

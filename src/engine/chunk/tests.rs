@@ -5,7 +5,6 @@ use crate::engine::constants::{codec, filter, splitmode, EXTENDED_HEADER_LENGTH}
 use crate::engine::context::{compress_vec, decompress_vec, Context};
 use crate::engine::params::{CParams, DParams, Prefilter, PrefilterArgs};
 
-use super::compress::DestBuffer;
 use super::*;
 
 fn data(n: usize, kind: u32) -> Vec<u8> {
@@ -623,8 +622,7 @@ fn compress_blocks_writes_what_compress_writes() {
                     for fresh in [false, true] {
                         let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
                         let source = Blocks { bytes: data, block_len };
-                        let kind = if fresh { DestBuffer::Fresh } else { DestBuffer::Own };
-                        let got = ctx.compress_blocks(&source, &mut out, kind).unwrap();
+                        let got = ctx.compress_blocks(&source, &mut out, fresh).unwrap();
                         assert_eq!(
                             &out[..got],
                             &want[..],
@@ -674,7 +672,7 @@ fn compressing_into_fresh_memory_writes_the_same_bytes() {
             let want = compress_vec(&cp, &data).unwrap();
             let mut ctx = Context::compressor(cp);
             let mut out = vec![0u8; n + crate::engine::constants::MAX_OVERHEAD];
-            let got = ctx.compress_into(&data, &mut out, DestBuffer::Fresh).unwrap();
+            let got = ctx.compress_to_fresh(&data, &mut out).unwrap();
             assert_eq!(
                 &out[..got],
                 &want[..],
@@ -685,12 +683,12 @@ fn compressing_into_fresh_memory_writes_the_same_bytes() {
                 bytes: &data,
                 block_len: 64 << 10,
             };
-            let got = ctx.compress_blocks(&source, &mut out, DestBuffer::Fresh).unwrap();
+            let got = ctx.compress_blocks(&source, &mut out, true).unwrap();
             assert_eq!(&out[..got], &want[..], "codec {compcode}, {nthreads} threads, gathered");
             // Too small a destination: 0, as into used memory.
             let mut small = vec![0u8; want.len() - 1];
             let mut used = small.clone();
-            let a = ctx.compress_into(&data, &mut small, DestBuffer::Fresh).unwrap();
+            let a = ctx.compress_to_fresh(&data, &mut small).unwrap();
             let b = ctx.compress(&data, &mut used).unwrap();
             assert_eq!(a, b, "codec {compcode}, {nthreads} threads, short destination");
         }
@@ -741,13 +739,13 @@ fn blocks_finished_ahead_of_their_turn_are_committed_in_order() {
                     "written past the chunk, nthreads {nthreads}"
                 );
                 let mut own = vec![0u8; src.len() + 32];
-                let n = ctx.compress_into(&src, &mut own, DestBuffer::Own).unwrap();
+                let n = ctx.compress_to_own(&src, &mut own).unwrap();
                 assert_eq!(&own[..n], &serial[..], "own dest, nthreads {nthreads} round {round}");
             }
             let mut short = vec![0u8; serial.len() - 1];
             assert_eq!(ctx.compress(&src, &mut short).unwrap(), 0, "nthreads {nthreads}");
             assert_eq!(
-                ctx.compress_into(&src, &mut short, DestBuffer::Own).unwrap(),
+                ctx.compress_to_own(&src, &mut short).unwrap(),
                 0,
                 "own dest, nthreads {nthreads}"
             );

@@ -5,8 +5,7 @@ use std::borrow::Cow;
 
 use super::stored::{HandedBytes, Refused, StoredChunk};
 use super::{Backend, SChunk};
-use crate::engine::chunk::compress::{BlockSource, DestBuffer};
-use crate::engine::chunk::{self, SpecialKind};
+use crate::engine::chunk::{self, compress::BlockSource, SpecialKind};
 use crate::engine::constants::{blosc2_flags2, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::edit::{Edit, Props};
@@ -511,10 +510,10 @@ impl SChunk {
             self.compress_scratch = vec![0u8; need];
         }
         let dest = &mut self.compress_scratch[..need];
-        let kind = if fresh { DestBuffer::Fresh } else { DestBuffer::Own };
         let n = match src {
-            Source::Bytes(b) => self.cctx.compress_into(b, dest, kind)?,
-            Source::Blocks(g) => self.cctx.compress_blocks(g, dest, kind)?,
+            Source::Bytes(b) if fresh => self.cctx.compress_to_fresh(b, dest)?,
+            Source::Bytes(b) => self.cctx.compress_to_own(b, dest)?,
+            Source::Blocks(g) => self.cctx.compress_blocks(g, dest, fresh)?,
         };
         if n == 0 {
             return Err(Error::WriteBuffer);
