@@ -170,6 +170,13 @@ impl Context {
         self.maskout = None;
     }
 
+    /// Whether decompressing a chunk stored as is ([`chunk::stored_as_is`])
+    /// with this context is a plain copy of its data: a decompression
+    /// context with no postfilter and no mask.
+    pub fn copies_stored_as_is(&self) -> bool {
+        self.mode == Mode::Decompress && self.dparams.postfilter.is_none() && self.maskout.is_none()
+    }
+
     /// Decompress a chunk into `dest`. Returns the bytes written.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         self.ready_for(Mode::Decompress)?;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::engine::chunk::{self};
 use crate::engine::constants::MAX_OVERHEAD;
 use crate::engine::context::Mode;
+use crate::engine::frame::Fetched;
 use crate::engine::params::CParams;
 use crate::engine::schunk::{SChunk, Storage};
 use crate::engine::threads::fork_lock::{ForkGuard, ForkLock, ForkSlots, SlotGuard};
@@ -484,7 +485,26 @@ impl State {
         let framed = self.sc.frame().is_some();
         let dctx = self.public().dctx;
         let public = self.public;
-        let c = self.sc.chunk_to_decode(nchunk).map_err(ecode)?;
+        // Only disk frames read chunks (whose data may go straight into
+        // `dest`): in memory, the context is not looked at twice.
+        // SAFETY: `schunk->dctx` is NULL or a live context.
+        let plain = self.sc.on_disk()
+            && unsafe { ctx_in_mode(dctx, Mode::Decompress) }
+                .is_ok_and(|d| d.engine().is_ok_and(|e| e.copies_stored_as_is()));
+        let c = match plain.then(|| {
+            // SAFETY: `dest` writable for `nbytes` bytes per the contract.
+            unsafe { bytes_mut(dest, i64::from(nbytes)) }
+        }) {
+            Some(Ok(d)) if !d.is_empty() => match self.sc.chunk_to_decode_into(nchunk, d).map_err(ecode)? {
+                Fetched::Chunk(c) => c,
+                Fetched::Copied(got) => {
+                    // SAFETY: our live public struct (the lock is held).
+                    unsafe { (*public).current_nchunk = nchunk };
+                    return Ok(got as i32);
+                }
+            },
+            _ => self.sc.chunk_to_decode(nchunk).map_err(ecode)?,
+        };
         let (chunk_nbytes, chunk_cbytes, _) = chunk::cbuffer_sizes(&c).map_err(ecode)?;
         if chunk_nbytes > nbytes {
             return Err(if framed { ERR_WRITE_BUFFER } else { ERR_INVALID_PARAM });

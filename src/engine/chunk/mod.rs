@@ -10,7 +10,7 @@ pub mod special;
 pub mod vlblocks;
 
 pub use compress::compress;
-pub use decompress::{decode_blocks_each, decompress, read_header, DecodeOptions};
+pub use decompress::{decode_blocks_each, decompress, read_header, stored_as_is, DecodeOptions};
 pub use getitem::{getitem, getitem_bytes, is_multiple_of_typesize};
 pub use special::{make_special, SpecialKind};
 pub use vlblocks::{vl_nblocks, vlcompress, vldecompress, vldecompress_block};

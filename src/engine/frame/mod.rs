@@ -101,6 +101,14 @@ pub struct Frame {
     chunk_buf: ChunkBuf,
 }
 
+/// What [`Frame::chunk_to_decode_into`] got for a chunk.
+pub enum Fetched<'a> {
+    /// The chunk, to decode.
+    Chunk(Cow<'a, [u8]>),
+    /// The chunk's data, this many bytes, already in the destination.
+    Copied(usize),
+}
+
 /// A buffer for whole chunks read from a file, reused by every read
 /// instead of a fresh one per chunk, as a careful C program would do. A
 /// fresh buffer per chunk (sizes differing by a few bytes) made glibc's
@@ -108,28 +116,27 @@ pub struct Frame {
 /// rose: about 1 MiB more resident memory than 3.3.5 over a 1 GiB
 /// round trip of a file frame.
 ///
-/// Always fully initialised (its length is its size); grown, never
-/// shrunk, straight to the largest size the chunk's `nbytes` allows,
-/// so that chunks of slightly different sizes fit the same allocation.
-/// Pages past the bytes read are never touched.
+/// Its allocation is grown, never shrunk, straight to the largest size
+/// the chunk's `nbytes` allows, so that chunks of slightly different
+/// sizes fit it; its length is the most bytes read into it so far.
+/// Bytes past that length are never written before a read fills them
+/// (see [`FrameFile::read_vec_at`]): a `vec![0; size]` of memory the
+/// allocator had handed out before was a memset of the whole chunk on
+/// every reopened frame's first read (8% of reading a file frame of two
+/// 4 MiB chunks back), and pages past the bytes read are never touched.
 #[derive(Default)]
 struct ChunkBuf(Vec<u8>);
 
 impl ChunkBuf {
-    /// The first `len` bytes, after growing (contents then undefined) for
-    /// a chunk of `len` compressed bytes holding `nbytes`.
-    fn reserve(&mut self, len: usize, nbytes: i32) -> Result<&mut [u8]> {
-        if self.0.len() < len {
+    /// Make room for a chunk of `len` compressed bytes holding `nbytes`.
+    fn reserve(&mut self, len: usize, nbytes: i32) {
+        if self.0.capacity() < len {
             // The old buffer goes first, so that the allocator can reuse
             // its memory.
             self.0 = Vec::new();
             let most = usize::try_from(nbytes).unwrap_or(0).saturating_add(MAX_OVERHEAD);
-            let size = len.max(most.min(len.saturating_mul(2)));
-            // Zeroed by the allocator (fresh pages untouched), not by a
-            // memset of every page.
-            self.0 = vec![0u8; size];
+            self.0 = Vec::with_capacity(len.max(most.min(len.saturating_mul(2))));
         }
-        Ok(&mut self.0[..len])
     }
 }
 
@@ -262,9 +269,22 @@ impl Frame {
     /// a file frame is read into a buffer the frame keeps and reuses for
     /// the next one, so the bytes are only valid until the next read.
     pub fn chunk_to_decode(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        match self.chunk_to_decode_into(n, None)? {
+            Fetched::Chunk(c) => Ok(c),
+            Fetched::Copied(_) => Err(Error::Failure("chunk copied without a destination")),
+        }
+    }
+
+    /// [`Frame::chunk_to_decode`], but a chunk of a file frame stored as is
+    /// ([`chunk::stored_as_is`]) whose data fits `dest` is read straight
+    /// into `dest` instead: one copy (file to destination) where reading
+    /// the chunk and decompressing it makes two. For callers whose
+    /// decompression of such a chunk is a plain copy (no postfilter, no
+    /// mask). A read that fails may leave `dest` partly written.
+    pub fn chunk_to_decode_into(&mut self, n: i64, dest: Option<&mut [u8]>) -> Result<Fetched<'_>> {
         match (self.entry(n)?, &self.kind) {
-            (Entry::Stored(off), FrameKind::File { .. }) => self.read_file_chunk(off).map(Cow::Borrowed),
-            _ => self.chunk(n),
+            (Entry::Stored(off), FrameKind::File { .. }) => self.read_file_chunk(off, dest),
+            _ => self.chunk(n).map(Fetched::Chunk),
         }
     }
 
@@ -339,30 +359,43 @@ impl Frame {
     }
 
     /// The chunk stored at data offset `off` of a file frame, read into
-    /// the frame's chunk buffer.
-    fn read_file_chunk(&mut self, off: i64) -> Result<&[u8]> {
+    /// the frame's chunk buffer, or its data read into `dest` (see
+    /// [`Frame::chunk_to_decode_into`]).
+    fn read_file_chunk(&mut self, off: i64, dest: Option<&mut [u8]>) -> Result<Fetched<'_>> {
         let head = self.read_file_chunk_header(off)?;
         let len = self.checked_chunk_len(off, &head)?;
-        let nbytes = chunk::read_header(&head)?.nbytes;
-        let mut buf = std::mem::take(&mut self.chunk_buf);
-        let r = buf.reserve(len, nbytes).and_then(|b| self.read_data(off, b));
-        self.chunk_buf = buf;
-        r?;
-        Ok(&self.chunk_buf.0[..len])
+        if let Some(dest) = dest {
+            if let Some(data) = chunk::stored_as_is(&head).and_then(|nb| dest.get_mut(..nb)) {
+                self.read_data(off + EXTENDED_HEADER_LENGTH as i64, data)?;
+                return Ok(Fetched::Copied(data.len()));
+            }
+        }
+        self.chunk_buf.reserve(len, chunk::read_header(&head)?.nbytes);
+        let pos = self.data_pos(off, len)?;
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.read_vec_at(pos, len, &mut self.chunk_buf.0)?;
+        Ok(Fetched::Chunk(Cow::Borrowed(&self.chunk_buf.0[..len])))
     }
 
     /// Read bytes of the data region of a file frame.
     fn read_data(&mut self, off: i64, buf: &mut [u8]) -> Result<()> {
+        let pos = self.data_pos(off, buf.len())?;
+        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
+        file.read_at(pos, buf)
+    }
+
+    /// File position of the `len` bytes at data offset `off` of a file
+    /// frame, checked to lie in the data region.
+    fn data_pos(&self, off: i64, len: usize) -> Result<u64> {
         let (base, hl) = match &self.kind {
             FrameKind::File { offset, .. } => (*offset, self.hdr.header_len as u64),
             _ => return Err(Error::FrameType),
         };
-        let end = off.checked_add(buf.len() as i64).ok_or(Error::InvalidHeader)?;
+        let end = off.checked_add(len as i64).ok_or(Error::InvalidHeader)?;
         if off < 0 || end > self.hdr.cbytes {
             return Err(Error::InvalidHeader);
         }
-        let file = self.file.as_mut().ok_or(Error::FileOpen)?;
-        file.read_at(base + hl + off as u64, buf)
+        Ok(base + hl + off as u64)
     }
 
     /// The whole frame as one contiguous buffer. For in-memory and file

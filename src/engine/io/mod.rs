@@ -31,6 +31,16 @@ pub trait FrameFile: Send {
     fn size(&mut self) -> Result<u64>;
     /// Fill `buf` from `pos`; fails (`FileRead`) if the file is shorter.
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
+    /// Fill `buf[..len]` from `pos` as [`FrameFile::read_at`] does, first
+    /// growing `buf` to `len` bytes when it is shorter (bytes past `len`
+    /// keep what they held). Backends that can read into a vector's spare
+    /// capacity override it so that growing writes no zeros first.
+    fn read_vec_at(&mut self, pos: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        self.read_at(pos, &mut buf[..len])
+    }
     /// Write all of `data` at `pos` (`FileWrite` on failure; a failure may
     /// leave any prefix of `data` written).
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;

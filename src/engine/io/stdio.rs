@@ -8,6 +8,7 @@
 //! moved.
 
 use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::{FrameFile, FrameFs};
@@ -30,6 +31,26 @@ impl FrameFile for StdFile {
         } else {
             Err(Error::FileRead)
         }
+    }
+    fn read_vec_at(&mut self, pos: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        let have = buf.len().min(len);
+        self.read_at(pos, &mut buf[..have])?;
+        if have < len {
+            // `read_to_end` reads into the spare capacity as it is, where
+            // a `resize` would write zeros first. The handle's own
+            // position, which nothing else uses (every other transfer is
+            // positioned), goes where the rest starts.
+            let want = len - have;
+            let mut file = &self.0;
+            file.seek(SeekFrom::Start(pos + have as u64))
+                .map_err(|_| Error::FileRead)?;
+            buf.reserve(want);
+            let got = file.take(want as u64).read_to_end(buf).map_err(|_| Error::FileRead)?;
+            if got != want {
+                return Err(Error::FileRead);
+            }
+        }
+        Ok(())
     }
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         if write_at(&self.0, pos, data) == data.len() {
@@ -198,6 +219,34 @@ mod tests {
         assert_eq!(size(&f).unwrap(), 5);
         let r = open_c_mode(&p, "rb").unwrap();
         assert_eq!(write_at(&r, 0, b"x"), 0, "read-only handle");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `read_vec_at` grows the vector through its spare capacity, keeps
+    /// the bytes past `len`, and fails on a short file as `read_at` does.
+    #[test]
+    fn read_vec_at_grows_into_spare_capacity() {
+        let dir = std::env::temp_dir().join(format!("b2stdio-vec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f");
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&p, &bytes).unwrap();
+        let mut f = StdFs.open(&p, false).unwrap();
+        let mut buf = Vec::with_capacity(50_000);
+        f.read_vec_at(10, 20_000, &mut buf).unwrap();
+        assert_eq!(buf, &bytes[10..20_010]);
+        f.read_vec_at(7, 100, &mut buf).unwrap();
+        assert_eq!(
+            (&buf[..100], buf.len()),
+            (&bytes[7..107], 20_000),
+            "longer contents kept"
+        );
+        f.read_vec_at(3, 60_000, &mut buf).unwrap();
+        assert_eq!(buf, &bytes[3..60_003], "grown past the capacity");
+        assert_eq!(f.read_vec_at(90_000, 20_000, &mut buf), Err(Error::FileRead));
+        let mut b = [0u8; 5];
+        f.read_at(1, &mut b).unwrap();
+        assert_eq!(b, bytes[1..6], "positioned reads unaffected by the seek");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

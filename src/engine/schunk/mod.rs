@@ -530,6 +530,8 @@ pub fn rename_urlpath(from: &str, to: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::chunk;
+    use crate::engine::params::{Postfilter, PostfilterArgs};
 
     fn storage(contiguous: bool) -> Storage {
         let cparams = CParams {
@@ -568,6 +570,77 @@ mod tests {
             assert_eq!(s.frame().is_some(), contiguous);
             assert_eq!(s.offsets().is_ok(), contiguous);
         }
+    }
+
+    /// Chunks stored as is (memcpyed) of a file frame are read straight
+    /// into the destination: the bytes and the errors are those of
+    /// decompressing the chunk, a postfilter or a mask still applies, and
+    /// chunks of growing and shrinking sizes share the read buffer.
+    #[test]
+    fn file_frame_chunks_stored_as_is_read_into_the_destination() {
+        let dir = std::env::temp_dir().join(format!("b2-as-is-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.b2frame").to_string_lossy().into_owned();
+        let stored = CParams {
+            clevel: 0,
+            blocksize: 4096,
+            ..storage(true).cparams
+        };
+        let noise = |n: usize, seed: u32| -> Vec<u8> {
+            (0..n as u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) ^ seed).to_le_bytes()[2])
+                .collect()
+        };
+        let sizes = [10_000, 400, 30_000, 20_000];
+        let datas: Vec<Vec<u8>> = sizes.iter().zip(0..).map(|(&n, k)| noise(n, k)).collect();
+        let bump: Postfilter = Arc::new(|a: &mut PostfilterArgs<'_>| {
+            for (o, i) in a.output.iter_mut().zip(a.input.iter()) {
+                *o = i.wrapping_add(1);
+            }
+            0
+        });
+        {
+            let mut st = storage(true);
+            st.urlpath = Some(path.clone());
+            st.cparams = stored.clone();
+            st.dparams.postfilter = Some(bump);
+            let mut s = SChunk::new(st).unwrap();
+            for d in &datas {
+                s.append_buffer(d).unwrap();
+            }
+            // One compressed chunk among them.
+            s.append_chunk(&crate::engine::context::compress_vec(&storage(true).cparams, &[7u8; 5000]).unwrap())
+                .unwrap();
+            let mut out = vec![0u8; 400];
+            assert_eq!(s.decompress_chunk(1, &mut out), Ok(400));
+            let bumped: Vec<u8> = datas[1].iter().map(|b| b.wrapping_add(1)).collect();
+            assert_eq!(out, bumped, "the postfilter ran");
+        }
+        let mut s = SChunk::open(&path, 0).unwrap();
+        for (n, d) in datas.iter().enumerate() {
+            let h = chunk::read_header(&s.chunk_to_decode(n as i64).unwrap()).unwrap();
+            assert!(h.memcpyed(), "chunk {n} stored as is");
+            let mut out = vec![0xEEu8; d.len() + 100];
+            assert_eq!(s.decompress_chunk(n as i64, &mut out), Ok(d.len()));
+            assert_eq!(&out[..d.len()], &d[..]);
+            assert!(out[d.len()..].iter().all(|&b| b == 0xEE), "nothing past nbytes written");
+            let mut short = vec![0u8; d.len() - 1];
+            assert_eq!(s.decompress_chunk(n as i64, &mut short), Err(Error::WriteBuffer));
+        }
+        assert_eq!(s.decompress_chunk_vec(4).unwrap(), vec![7u8; 5000]);
+        // Blocks masked out keep what the destination held.
+        let h = chunk::read_header(&s.chunk_to_decode(2).unwrap()).unwrap();
+        let nblocks = (30_000usize).div_ceil(h.blocksize as usize);
+        assert!(nblocks > 1);
+        let mut mask = vec![false; nblocks];
+        mask[0] = true;
+        let mut out = vec![0xEEu8; 30_000];
+        assert_eq!(s.decompress_chunk_masked(2, &mut out, mask), Ok(30_000));
+        let bs = h.blocksize as usize;
+        assert!(out[..bs].iter().all(|&b| b == 0xEE));
+        assert_eq!(&out[bs..], &datas[2][bs..]);
+        drop(s);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::engine::constants::{blosc2_flags2, EXTENDED_HEADER_LENGTH, MAX_OVERHE
 use crate::engine::error::{Error, Result};
 use crate::engine::frame::edit::{Edit, Props};
 use crate::engine::frame::offsets;
+use crate::engine::frame::Fetched;
 
 /// Sizes and flags of a chunk handed in by the caller.
 #[derive(Clone, Copy)]
@@ -567,6 +568,16 @@ impl SChunk {
         stored_chunk(&mut self.backend, n)
     }
 
+    /// [`SChunk::chunk_to_decode`] for a caller whose decompression of a
+    /// chunk stored as is copies its data: such a chunk of a file frame
+    /// comes back read straight into `dest` (see
+    /// `Frame::chunk_to_decode_into`).
+    pub fn chunk_to_decode_into(&mut self, n: i64, dest: &mut [u8]) -> Result<Fetched<'_>> {
+        self.check_index(n, false)?;
+        self.current_nchunk = n;
+        stored_chunk_into(&mut self.backend, n, Some(dest))
+    }
+
     /// Decompress chunk `n` into `dest` (`blosc2_schunk_decompress_chunk`).
     /// Returns the number of bytes written.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
@@ -588,7 +599,11 @@ impl SChunk {
         self.check_index(n, false)?;
         self.current_nchunk = n;
         self.use_dctx(n);
-        let c = stored_chunk(&mut self.backend, n)?;
+        let plain = maskout.is_none() && self.dctx.copies_stored_as_is();
+        let c = match stored_chunk_into(&mut self.backend, n, plain.then_some(&mut *dest))? {
+            Fetched::Chunk(c) => c,
+            Fetched::Copied(got) => return Ok(got),
+        };
         let (nbytes, cbytes, blocksize) = chunk::cbuffer_sizes(&c)?;
         if nbytes as usize > dest.len() {
             return Err(Error::WriteBuffer);
@@ -723,6 +738,15 @@ pub(super) fn stored_chunk(backend: &mut Backend, n: i64) -> Result<Cow<'_, [u8]
     match backend {
         Backend::Chunks(c) => Ok(Cow::Borrowed(&c[n as usize])),
         Backend::Frame(f) => f.chunk_to_decode(n),
+    }
+}
+
+/// [`stored_chunk`], or with `dest` the data of a file frame's chunk
+/// stored as is read into `dest` (see `Frame::chunk_to_decode_into`).
+fn stored_chunk_into<'a>(backend: &'a mut Backend, n: i64, dest: Option<&mut [u8]>) -> Result<Fetched<'a>> {
+    match backend {
+        Backend::Chunks(c) => Ok(Fetched::Chunk(Cow::Borrowed(&c[n as usize]))),
+        Backend::Frame(f) => f.chunk_to_decode_into(n, dest),
     }
 }
 
