@@ -90,13 +90,12 @@ pub(crate) fn read_header_inline(src: &[u8]) -> Result<ChunkHeader> {
 }
 
 /// The data size of a chunk stored as is (memcpyed: its `nbytes` bytes
-/// follow its 32-byte header unchanged), from that `header` alone; None
-/// for any other chunk, and for a header [`decompress`] refuses (whose
-/// caller then gets the error from it). Decompressing such a chunk with
-/// no postfilter and no mask copies those bytes, so a reader can put them
-/// straight where they go instead of reading the chunk first.
-pub fn stored_as_is(header: &[u8]) -> Option<usize> {
-    let h = read_header(header).ok()?;
+/// follow its 32-byte header unchanged), from that header alone (as
+/// [`read_header`] accepted it); None for any other chunk. Decompressing
+/// such a chunk with no postfilter and no mask copies those bytes, so a
+/// reader can put them straight where they go instead of reading the
+/// chunk first.
+pub fn stored_as_is(h: &ChunkHeader) -> Option<usize> {
     let plain = h.is_extended() && h.memcpyed() && h.special_type() == 0 && !h.vl_blocks() && !h.lazy();
     let nbytes = usize::try_from(h.nbytes).ok()?;
     (plain && nbytes > 0 && h.cbytes as usize == nbytes + EXTENDED_HEADER_LENGTH).then_some(nbytes)

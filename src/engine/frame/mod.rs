@@ -35,6 +35,7 @@ use std::sync::Arc;
 use crate::engine::chunk::{self, SpecialKind};
 use crate::engine::constants::{EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
 use crate::engine::error::{Error, Result};
+use crate::engine::header::ChunkHeader;
 use crate::engine::params::CParams;
 
 pub use bytes::{FrameBytes, LentBytes};
@@ -350,7 +351,11 @@ impl Frame {
 
     /// Checked length of the chunk at data offset `off` whose header is `head`.
     fn checked_chunk_len(&self, off: i64, head: &[u8]) -> Result<usize> {
-        let h = chunk::read_header(head)?;
+        self.checked_len(off, &chunk::read_header(head)?)
+    }
+
+    /// [`Frame::checked_chunk_len`] from the header already parsed.
+    fn checked_len(&self, off: i64, h: &ChunkHeader) -> Result<usize> {
         let len = i64::from(h.cbytes);
         if len < EXTENDED_HEADER_LENGTH as i64 || off.checked_add(len).is_none_or(|end| end > self.hdr.cbytes) {
             return Err(Error::InvalidHeader);
@@ -362,15 +367,15 @@ impl Frame {
     /// the frame's chunk buffer, or its data read into `dest` (see
     /// [`Frame::chunk_to_decode_into`]).
     fn read_file_chunk(&mut self, off: i64, dest: Option<&mut [u8]>) -> Result<Fetched<'_>> {
-        let head = self.read_file_chunk_header(off)?;
-        let len = self.checked_chunk_len(off, &head)?;
+        let h = chunk::read_header(&self.read_file_chunk_header(off)?)?;
+        let len = self.checked_len(off, &h)?;
         if let Some(dest) = dest {
-            if let Some(data) = chunk::stored_as_is(&head).and_then(|nb| dest.get_mut(..nb)) {
+            if let Some(data) = chunk::stored_as_is(&h).and_then(|nb| dest.get_mut(..nb)) {
                 self.read_data(off + EXTENDED_HEADER_LENGTH as i64, data)?;
                 return Ok(Fetched::Copied(data.len()));
             }
         }
-        self.chunk_buf.reserve(len, chunk::read_header(&head)?.nbytes);
+        self.chunk_buf.reserve(len, h.nbytes);
         let pos = self.data_pos(off, len)?;
         let file = self.file.as_mut().ok_or(Error::FileOpen)?;
         file.read_vec_at(pos, len, &mut self.chunk_buf.0)?;
